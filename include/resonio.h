@@ -1,0 +1,243 @@
+/*
+ * resonio.h — the native API of resonio, an implementation of MPI-IO.
+ *
+ * Every MPI_File_* function of the MPI standard's I/O chapter has a twin
+ * here named rio_file_* with the same arguments, except that the file handle
+ * is a `rio_file *` instead of an MPI_File, and RIO_FILE_NULL (a null
+ * pointer) stands for MPI_FILE_NULL.  Semantics are the standard's: the
+ * description of each function in the MPI standard applies word for word.
+ *
+ * Conventions that hold for every function below:
+ *  - The return value is MPI_SUCCESS or an MPI error code whose class
+ *    (MPI_Error_class) is one of the standard classes and whose string
+ *    (MPI_Error_string) names the operation, the file and the cause.
+ *  - Before an error code is returned the file's error handler is invoked
+ *    (for calls with no file, or with RIO_FILE_NULL, the default file error
+ *    handler, which is MPI_ERRORS_RETURN unless changed with
+ *    rio_file_set_errhandler(RIO_FILE_NULL, ...)).
+ *  - Functions documented as collective in the standard are collective over
+ *    the communicator the file was opened with; an error on any rank of a
+ *    collective call is returned on every rank.
+ *  - Requests returned by the nonblocking calls are ordinary MPI requests:
+ *    complete them with MPI_Wait, MPI_Test, MPI_Waitall and friends.
+ *  - Handles: rio_file_open allocates the handle; rio_file_close frees it and
+ *    sets *fh to RIO_FILE_NULL.  Pointers passed in are borrowed for the call.
+ *
+ * The drop-in library libresonio-mpiio defines MPI_File_* and PMPI_File_*
+ * as thin forwards to these functions.
+ */
+#ifndef RESONIO_H
+#define RESONIO_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RESONIO_VERSION_MAJOR 0
+#define RESONIO_VERSION_MINOR 1
+
+/** An open file.  Opaque; one per rank per MPI_File_open. */
+typedef struct rio_file rio_file;
+
+/** The null file handle (MPI_FILE_NULL of the native API). */
+#define RIO_FILE_NULL ((rio_file *)0)
+
+/* ---- file manipulation ------------------------------------------------ */
+int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, rio_file **fh);
+int rio_file_close(rio_file **fh);
+int rio_file_delete(const char *filename, MPI_Info info);
+int rio_file_set_size(rio_file *fh, MPI_Offset size);
+int rio_file_preallocate(rio_file *fh, MPI_Offset size);
+int rio_file_get_size(rio_file *fh, MPI_Offset *size);
+int rio_file_get_group(rio_file *fh, MPI_Group *group);
+int rio_file_get_amode(rio_file *fh, int *amode);
+int rio_file_set_info(rio_file *fh, MPI_Info info);
+int rio_file_get_info(rio_file *fh, MPI_Info *info_used);
+
+/* ---- views ------------------------------------------------------------ */
+int rio_file_set_view(rio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char *datarep, MPI_Info info);
+int rio_file_get_view(rio_file *fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+                      char *datarep);
+
+/* ---- explicit offsets ------------------------------------------------- */
+int rio_file_read_at(rio_file *fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                     MPI_Status *status);
+int rio_file_read_at_all(rio_file *fh, MPI_Offset offset, void *buf, int count,
+                         MPI_Datatype datatype, MPI_Status *status);
+int rio_file_write_at(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                      MPI_Datatype datatype, MPI_Status *status);
+int rio_file_write_at_all(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                          MPI_Datatype datatype, MPI_Status *status);
+int rio_file_iread_at(rio_file *fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Request *request);
+int rio_file_iwrite_at(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                       MPI_Datatype datatype, MPI_Request *request);
+int rio_file_iread_at_all(rio_file *fh, MPI_Offset offset, void *buf, int count,
+                          MPI_Datatype datatype, MPI_Request *request);
+int rio_file_iwrite_at_all(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                           MPI_Datatype datatype, MPI_Request *request);
+
+/* ---- individual file pointer ------------------------------------------ */
+int rio_file_read(rio_file *fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int rio_file_read_all(rio_file *fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int rio_file_write(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                   MPI_Status *status);
+int rio_file_write_all(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                       MPI_Status *status);
+int rio_file_iread(rio_file *fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int rio_file_iwrite(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                    MPI_Request *request);
+int rio_file_iread_all(rio_file *fh, void *buf, int count, MPI_Datatype datatype,
+                       MPI_Request *request);
+int rio_file_iwrite_all(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                        MPI_Request *request);
+int rio_file_seek(rio_file *fh, MPI_Offset offset, int whence);
+int rio_file_get_position(rio_file *fh, MPI_Offset *offset);
+int rio_file_get_byte_offset(rio_file *fh, MPI_Offset offset, MPI_Offset *disp);
+
+/* ---- shared file pointer ---------------------------------------------- */
+int rio_file_read_shared(rio_file *fh, void *buf, int count, MPI_Datatype datatype,
+                         MPI_Status *status);
+int rio_file_write_shared(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                          MPI_Status *status);
+int rio_file_iread_shared(rio_file *fh, void *buf, int count, MPI_Datatype datatype,
+                          MPI_Request *request);
+int rio_file_iwrite_shared(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                           MPI_Request *request);
+int rio_file_read_ordered(rio_file *fh, void *buf, int count, MPI_Datatype datatype,
+                          MPI_Status *status);
+int rio_file_write_ordered(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                           MPI_Status *status);
+int rio_file_seek_shared(rio_file *fh, MPI_Offset offset, int whence);
+int rio_file_get_position_shared(rio_file *fh, MPI_Offset *offset);
+
+/* ---- split collective ------------------------------------------------- */
+int rio_file_read_at_all_begin(rio_file *fh, MPI_Offset offset, void *buf, int count,
+                               MPI_Datatype datatype);
+int rio_file_read_at_all_end(rio_file *fh, void *buf, MPI_Status *status);
+int rio_file_write_at_all_begin(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                                MPI_Datatype datatype);
+int rio_file_write_at_all_end(rio_file *fh, const void *buf, MPI_Status *status);
+int rio_file_read_all_begin(rio_file *fh, void *buf, int count, MPI_Datatype datatype);
+int rio_file_read_all_end(rio_file *fh, void *buf, MPI_Status *status);
+int rio_file_write_all_begin(rio_file *fh, const void *buf, int count, MPI_Datatype datatype);
+int rio_file_write_all_end(rio_file *fh, const void *buf, MPI_Status *status);
+int rio_file_read_ordered_begin(rio_file *fh, void *buf, int count, MPI_Datatype datatype);
+int rio_file_read_ordered_end(rio_file *fh, void *buf, MPI_Status *status);
+int rio_file_write_ordered_begin(rio_file *fh, const void *buf, int count, MPI_Datatype datatype);
+int rio_file_write_ordered_end(rio_file *fh, const void *buf, MPI_Status *status);
+
+/* ---- misc ------------------------------------------------------------- */
+int rio_file_get_type_extent(rio_file *fh, MPI_Datatype datatype, MPI_Aint *extent);
+int rio_file_set_atomicity(rio_file *fh, int flag);
+int rio_file_get_atomicity(rio_file *fh, int *flag);
+int rio_file_sync(rio_file *fh);
+
+/* ---- error handling ----------------------------------------------------
+ * File error handlers are MPI_Errhandler objects; those made by
+ * rio_file_create_errhandler are freed with MPI_Errhandler_free.  The
+ * function receives an MPI_File * that holds the rio_file handle.        */
+int rio_file_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler);
+int rio_file_set_errhandler(rio_file *fh, MPI_Errhandler errhandler);
+int rio_file_get_errhandler(rio_file *fh, MPI_Errhandler *errhandler);
+int rio_file_call_errhandler(rio_file *fh, int errorcode);
+
+/* ---- data representations and Fortran handles ------------------------- */
+int rio_register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                         MPI_Datarep_conversion_function *write_conversion_fn,
+                         MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+/** Fortran integer for a handle; 0 for RIO_FILE_NULL.  Valid until close. */
+MPI_Fint rio_file_c2f(rio_file *fh);
+/** Handle for a Fortran integer; RIO_FILE_NULL for 0 or an unknown value. */
+rio_file *rio_file_f2c(MPI_Fint fh);
+
+/* ---- large-count variants (MPI-4), present when the MPI headers are MPI-4 */
+#if MPI_VERSION >= 4
+#define RIO_HAVE_LARGE_COUNT 1
+int rio_file_read_at_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Status *status);
+int rio_file_read_at_all_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Status *status);
+int rio_file_write_at_c(rio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status *status);
+int rio_file_write_at_all_c(rio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status);
+int rio_file_iread_at_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Request *request);
+int rio_file_iwrite_at_c(rio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request *request);
+int rio_file_iread_at_all_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Request *request);
+int rio_file_iwrite_at_all_c(rio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request);
+int rio_file_read_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                    MPI_Status *status);
+int rio_file_read_all_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Status *status);
+int rio_file_write_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Status *status);
+int rio_file_write_all_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status);
+int rio_file_iread_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Request *request);
+int rio_file_iwrite_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Request *request);
+int rio_file_iread_all_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Request *request);
+int rio_file_iwrite_all_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request *request);
+int rio_file_read_shared_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Status *status);
+int rio_file_write_shared_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status);
+int rio_file_iread_shared_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Request *request);
+int rio_file_iwrite_shared_c(rio_file *fh, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request);
+int rio_file_read_ordered_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status);
+int rio_file_write_ordered_c(rio_file *fh, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status);
+int rio_file_read_at_all_begin_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                 MPI_Datatype datatype);
+int rio_file_write_at_all_begin_c(rio_file *fh, MPI_Offset offset, const void *buf,
+                                  MPI_Count count, MPI_Datatype datatype);
+int rio_file_read_all_begin_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype);
+int rio_file_write_all_begin_c(rio_file *fh, const void *buf, MPI_Count count,
+                               MPI_Datatype datatype);
+int rio_file_read_ordered_begin_c(rio_file *fh, void *buf, MPI_Count count,
+                                  MPI_Datatype datatype);
+int rio_file_write_ordered_begin_c(rio_file *fh, const void *buf, MPI_Count count,
+                                   MPI_Datatype datatype);
+int rio_file_get_type_extent_c(rio_file *fh, MPI_Datatype datatype, MPI_Count *extent);
+int rio_register_datarep_c(const char *datarep,
+                           MPI_Datarep_conversion_function_c *read_conversion_fn,
+                           MPI_Datarep_conversion_function_c *write_conversion_fn,
+                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+#endif
+
+/* ---- statistics --------------------------------------------------------
+ * Counters of one open file on the calling rank.  Local; valid until close.
+ * RESONIO_STATS=1 prints them (summed over ranks, on rank 0) at close.    */
+struct rio_stats {
+    long long calls_read, calls_write;     /**< data-access calls */
+    long long bytes_read, bytes_written;   /**< bytes the calls asked for and moved */
+    long long regions;                     /**< file regions (contiguous pieces) touched */
+    long long req_contig;                  /**< storage requests: contiguous method */
+    long long req_posix;                   /**< storage requests: one per region */
+    long long req_sieve;                   /**< storage requests: data sieving windows */
+    long long req_list;                    /**< storage requests: list I/O batches */
+    long long req_dtype;                   /**< storage requests: datatype I/O batches */
+    long long bytes_accessed;              /**< bytes moved to or from storage */
+    double time_storage;                   /**< seconds inside storage requests */
+};
+/** Copy the calling rank's counters for fh into *out.  Local. */
+int rio_stats_get(rio_file *fh, struct rio_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RESONIO_H */

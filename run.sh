@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The two commands of the README:
+#   ./run.sh main   build, then run the main job (resonio-bench) at 2 ranks
+#                   under MPICH and Open MPI
+#   ./run.sh test   build, then run the whole test suite under MPICH and
+#                   Open MPI, plus the unit tests under ASan/UBSan
+# Each installs the Debian packages it needs when run as root; otherwise it
+# prints the apt-get line and exits non-zero.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PKGS=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev liburing-dev)
+MPIS=(${RESONIO_MPIS:-mpich openmpi})
+JOBS=2
+
+need_packages() {
+  local missing=()
+  for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "missing packages; install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "== installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+build() { # build <dir> <mpi> [cmake args...]
+  local dir=$1 mpi=$2; shift 2
+  cmake -S . -B "$dir" -DRESONIO_MPI="$mpi" "$@" >/dev/null
+  cmake --build "$dir" -j"$JOBS" >/dev/null
+}
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+case "${1:-}" in
+main)
+  need_packages
+  for mpi in "${MPIS[@]}"; do
+    echo "== building with $mpi"
+    build "build/$mpi" "$mpi"
+    flags=(); [ "$mpi" = openmpi ] && flags=(--allow-run-as-root --oversubscribe)
+    for dir in /dev/shm "$PWD/build/$mpi"; do
+      echo "== resonio-bench demo, $mpi, 2 ranks, $dir"
+      "mpiexec.$mpi" "${flags[@]}" -n 2 "build/$mpi/tools/resonio-bench/resonio-bench" \
+        -w demo -seg 64k -calls 32 -rounds 3 -dir "$dir"
+    done
+  done
+  ;;
+test)
+  need_packages
+  passed=0; failed=0; log=$(mktemp)
+  count() { # add the counts of a ctest summary in $log
+    local line
+    line=$(grep -E 'tests passed, [0-9]+ tests failed out of' "$log" | tail -n1)
+    [ -n "$line" ] || { failed=$((failed + 1)); return; }
+    local f t
+    f=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
+    t=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
+    passed=$((passed + t - f)); failed=$((failed + f))
+  }
+  for mpi in "${MPIS[@]}"; do
+    echo "== $mpi: build and test"
+    build "build/$mpi" "$mpi"
+    (cd "build/$mpi" && ctest --output-on-failure --timeout 300) 2>&1 | tee "$log" || true
+    count
+  done
+  echo "== mpich: unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+  build build/sanitize mpich -DRESONIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  (cd build/sanitize && ctest -L unit --output-on-failure --timeout 600) 2>&1 | tee "$log" || true
+  count
+  rm -f "$log"
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  ;;
+*)
+  echo "usage: $0 main|test" >&2
+  exit 2
+  ;;
+esac

@@ -1,0 +1,130 @@
+/*
+ * common.h — what every layer of resonio shares: internal error codes,
+ * allocation, hints and per-file counters.
+ *
+ * Errors.  Inside resonio a function returns 0 or a negative int: -errno
+ * from the storage drivers, or one of resonio's own codes below (all below
+ * RIO_E_BASE, far from any errno).  Each own code is declared once in
+ * RIO_ERRORS, which gives its message and its MPI error class.  Conversion
+ * to an MPI error code, with the operation and file name in its message,
+ * happens only at the API edge (rio__err_to_mpi).  A function that fails
+ * may add a detail ("filetype block 3 starts before block 2") with
+ * rio__err_detail(); the edge appends it to the message.
+ */
+#ifndef RIO_COMMON_H
+#define RIO_COMMON_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "resonio.h"
+
+#define RIO_E_BASE (-100000)
+
+/* X(name, MPI class, message) */
+#define RIO_ERRORS(X)                                                                   \
+    X(RIO_E_FILE, MPI_ERR_FILE, "invalid file handle")                                  \
+    X(RIO_E_AMODE, MPI_ERR_AMODE, "invalid access mode")                                \
+    X(RIO_E_COUNT, MPI_ERR_COUNT, "invalid count")                                      \
+    X(RIO_E_TYPE, MPI_ERR_TYPE, "invalid datatype")                                     \
+    X(RIO_E_FILETYPE, MPI_ERR_TYPE, "invalid filetype for this view")                   \
+    X(RIO_E_ARG, MPI_ERR_ARG, "invalid argument")                                       \
+    X(RIO_E_BUFFER, MPI_ERR_BUFFER, "invalid buffer pointer")                           \
+    X(RIO_E_INFO, MPI_ERR_INFO, "invalid info object")                                  \
+    X(RIO_E_WRONLY, MPI_ERR_ACCESS, "file was opened write-only")                       \
+    X(RIO_E_RDONLY, MPI_ERR_ACCESS, "file was opened read-only")                        \
+    X(RIO_E_SEQUENTIAL, MPI_ERR_UNSUPPORTED_OPERATION,                                  \
+      "operation not allowed on a file opened with MPI_MODE_SEQUENTIAL")                \
+    X(RIO_E_DATAREP, MPI_ERR_UNSUPPORTED_DATAREP, "unsupported data representation")    \
+    X(RIO_E_DUP_DATAREP, MPI_ERR_DUP_DATAREP, "data representation already defined")    \
+    X(RIO_E_CONVERSION, MPI_ERR_CONVERSION, "data conversion failed")                   \
+    X(RIO_E_NOMEM, MPI_ERR_NO_MEM, "out of memory")                                     \
+    X(RIO_E_NOT_SAME, MPI_ERR_NOT_SAME, "collective argument differs between ranks")    \
+    X(RIO_E_PENDING_SPLIT, MPI_ERR_OTHER,                                               \
+      "a split collective operation is already active on this file")                    \
+    X(RIO_E_NO_SPLIT, MPI_ERR_OTHER, "no matching split collective operation is active") \
+    X(RIO_E_REMOTE, MPI_ERR_IO, "the operation failed on another rank")                 \
+    X(RIO_E_DRIVER, MPI_ERR_BAD_FILE, "unknown storage driver prefix")                  \
+    X(RIO_E_OVERFLOW, MPI_ERR_ARG, "offset or size out of range")                       \
+    X(RIO_E_SHORT, MPI_ERR_IO, "storage made no progress (zero-length transfer)")
+
+enum rio_err {
+    RIO_E__FIRST = RIO_E_BASE,
+#define RIO_ERR_ENUM(name, cls, msg) name,
+    RIO_ERRORS(RIO_ERR_ENUM)
+#undef RIO_ERR_ENUM
+    RIO_E__LAST
+};
+
+/** Message of an internal code (own code or -errno).  Static storage. */
+const char *rio__err_message(int err);
+/** The MPI class of an internal code (own code or -errno). */
+int rio__err_class(int err);
+/** Attach printf-style detail to the error being returned by this thread. */
+void rio__err_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** The detail attached so far on this thread ("" if none). */
+const char *rio__err_detail_peek(void);
+/** Build an MPI error code for err in operation op on file name (may be
+ *  NULL); its string names op, file, cause and any detail.  Clears the
+ *  detail.  0 maps to MPI_SUCCESS. */
+int rio__err_to_mpi(int err, const char *op, const char *name);
+
+/* ---- allocation: one door, so a test can make it fail ----------------- */
+void *rio__malloc(size_t n);
+void *rio__calloc(size_t n, size_t size);
+void *rio__realloc(void *p, size_t n);
+char *rio__strdup(const char *s);
+/** Make the n-th allocation from now fail (n >= 1); 0 turns it off. */
+void rio__malloc_fail_at(long n);
+
+/* ---- hints -------------------------------------------------------------
+ * Values in effect for one open file.  Parsed from the info object and the
+ * RESONIO_HINTS environment variable by src/file/hints.c.               */
+enum rio_tristate { RIO_AUTO = 0, RIO_ENABLE = 1, RIO_DISABLE = 2 };
+
+enum rio_indep_method {
+    RIO_INDEP_AUTO = 0,
+    RIO_INDEP_CONTIG,   /* one request, file side contiguous */
+    RIO_INDEP_POSIX,    /* one request per region */
+    RIO_INDEP_SIEVE,    /* data sieving */
+    RIO_INDEP_LIST,     /* list I/O */
+    RIO_INDEP_DTYPE,    /* datatype I/O */
+};
+
+struct rio_hints {
+    /* reserved and ROMIO keys */
+    long long cb_buffer_size;       /* default 16 MiB */
+    int cb_nodes;                   /* 0 = default (one per node) */
+    enum rio_tristate romio_cb_read, romio_cb_write;
+    enum rio_tristate romio_ds_read, romio_ds_write;
+    long long ind_rd_buffer_size;   /* default 4 MiB */
+    long long ind_wr_buffer_size;   /* default 512 KiB */
+    long long striping_unit;        /* 0 = none */
+    int striping_factor;            /* 0 = none */
+    int file_perm;                  /* -1 = default (0666 & ~umask) */
+    int no_indep_rw;                /* romio_no_indep_rw */
+    enum rio_tristate direct_read, direct_write;
+    char *cb_config_list;           /* owned; NULL if unset */
+    char *access_style;             /* owned; NULL if unset */
+    /* resonio's own */
+    enum rio_indep_method indep_method;
+    char *strategy;                 /* owned; NULL = default */
+    int ranks_per_node;             /* 0 = real nodes */
+    char *fault;                    /* owned; fault driver spec, NULL if unset */
+    enum rio_tristate uring;        /* resonio_uring: io_uring for list I/O on
+                                       noncontiguous file regions (posix driver);
+                                       AUTO = the measured default */
+};
+
+/* ---- per-file counters (the public struct is the record) -------------- */
+typedef struct rio_stats rio_stats;
+
+/** Seconds from a monotonic clock. */
+double rio__now(void);
+
+#define RIO_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RIO_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif /* RIO_COMMON_H */

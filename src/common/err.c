@@ -1,0 +1,197 @@
+/*
+ * err.c — internal error codes and their conversion to MPI error codes.
+ *
+ * An MPI error code returned to the user must have a standard class
+ * (MPI_Error_class) and a string that names the operation, the file and
+ * the cause.  The standard way is MPI_Add_error_code on the class plus
+ * MPI_Add_error_string.  Open MPI honours it.  MPICH 4.0 returns a code for
+ * a predefined class but then prints an unrelated message for it, so where
+ * MPICH's exported error-stack constructor (MPIR_Err_create_code, the one
+ * its own MPI-IO uses) is present it is used instead, with the generic
+ * "**io %s" message carrying our text.  Which path works is decided once,
+ * by checking that a test message comes back through MPI_Error_string with
+ * the right class; if neither does, the bare class is returned.
+ *
+ * Codes from MPI_Add_error_code are kept in a small ring per class and
+ * their strings rewritten, so a long run does not grow MPI's code table.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* MPICH's exported error-stack constructor; absent elsewhere. */
+extern int MPIR_Err_create_code(int lastcode, int fatal, const char fcname[], int line,
+                                int error_class, const char generic_msg[],
+                                const char specific_msg[], ...) __attribute__((weak));
+
+static const struct {
+    int cls;
+    const char *msg;
+} own_errors[] = {
+#define RIO_ERR_ROW(name, cls, msg) {cls, msg},
+    RIO_ERRORS(RIO_ERR_ROW)
+#undef RIO_ERR_ROW
+};
+
+static _Thread_local char err_detail[512];
+
+static int is_own(int err)
+{
+    return err > RIO_E__FIRST && err < RIO_E__LAST;
+}
+
+const char *rio__err_message(int err)
+{
+    if (err == 0)
+        return "success";
+    if (is_own(err))
+        return own_errors[err - RIO_E__FIRST - 1].msg;
+    return strerror(-err);
+}
+
+int rio__err_class(int err)
+{
+    if (err == 0)
+        return MPI_SUCCESS;
+    if (is_own(err))
+        return own_errors[err - RIO_E__FIRST - 1].cls;
+    switch (-err) {
+    case ENOENT:
+    case ENOTDIR:
+        return MPI_ERR_NO_SUCH_FILE;
+    case EEXIST:
+        return MPI_ERR_FILE_EXISTS;
+    case EACCES:
+    case EPERM:
+        return MPI_ERR_ACCESS;
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+        return MPI_ERR_NO_SPACE;
+    case EROFS:
+        return MPI_ERR_READ_ONLY;
+    case ENAMETOOLONG:
+    case EISDIR:
+    case ELOOP:
+        return MPI_ERR_BAD_FILE;
+    case EBUSY:
+    case ETXTBSY:
+        return MPI_ERR_FILE_IN_USE;
+    case ENOMEM:
+        return MPI_ERR_NO_MEM;
+    case EINVAL:
+        return MPI_ERR_ARG;
+    case EOPNOTSUPP:
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    default:
+        return MPI_ERR_IO;
+    }
+}
+
+const char *rio__err_detail_peek(void)
+{
+    return err_detail;
+}
+
+void rio__err_detail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err_detail, sizeof err_detail, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- building MPI codes ------------------------------------------------ */
+
+enum { PATH_UNKNOWN, PATH_MPICH_STACK, PATH_ADD_CODE, PATH_BARE };
+#define RING 16
+#define MAX_CLASS 128
+
+static int path = PATH_UNKNOWN;
+static int ring_codes[MAX_CLASS][RING];
+static int ring_next[MAX_CLASS];
+
+static int code_from_mpich(int cls, const char *text)
+{
+    return MPIR_Err_create_code(MPI_SUCCESS, 0, "resonio", __LINE__, cls, "**io", "**io %s",
+                                text);
+}
+
+static int code_from_ring(int cls, const char *text)
+{
+    if (cls <= 0 || cls >= MAX_CLASS)
+        return cls;
+    int slot = ring_next[cls]++ % RING;
+    if (ring_codes[cls][slot] == 0) {
+        int code;
+        if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS)
+            return cls;
+        ring_codes[cls][slot] = code;
+    }
+    MPI_Add_error_string(ring_codes[cls][slot], text);
+    return ring_codes[cls][slot];
+}
+
+/* Does code carry class cls and a string containing text? */
+static int code_works(int code, int cls, const char *text)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0, got = -1;
+    if (MPI_Error_class(code, &got) != MPI_SUCCESS || got != cls)
+        return 0;
+    if (MPI_Error_string(code, s, &len) != MPI_SUCCESS)
+        return 0;
+    return strstr(s, text) != NULL;
+}
+
+static void choose_path(void)
+{
+    const char *probe = "resonio error path probe";
+    if (MPIR_Err_create_code && code_works(code_from_mpich(MPI_ERR_IO, probe), MPI_ERR_IO, probe))
+        path = PATH_MPICH_STACK;
+    else if (code_works(code_from_ring(MPI_ERR_IO, probe), MPI_ERR_IO, probe))
+        path = PATH_ADD_CODE;
+    else
+        path = PATH_BARE;
+}
+
+int rio__err_to_mpi(int err, const char *op, const char *name)
+{
+    if (err == 0)
+        return MPI_SUCCESS;
+    int cls = rio__err_class(err);
+    char text[1024];
+    if (err_detail[0])
+        snprintf(text, sizeof text, "%s(%s): %s: %s", op, name ? name : "-", rio__err_message(err),
+                 err_detail);
+    else
+        snprintf(text, sizeof text, "%s(%s): %s", op, name ? name : "-", rio__err_message(err));
+    err_detail[0] = '\0';
+
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized)
+        return cls;
+    if (path == PATH_UNKNOWN)
+        choose_path();
+    switch (path) {
+    case PATH_MPICH_STACK:
+        return code_from_mpich(cls, text);
+    case PATH_ADD_CODE:
+        return code_from_ring(cls, text);
+    default:
+        return cls;
+    }
+}
+
+double rio__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

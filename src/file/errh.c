@@ -1,0 +1,211 @@
+/*
+ * errh.c — file error handlers and the API edge.
+ *
+ * MPI keeps file error handlers as MPI_Errhandler objects.  resonio cannot
+ * ask the MPI library for a file-kind handler (its MPI_File_create_errhandler
+ * is the very function resonio replaces), so rio_file_create_errhandler
+ * makes a communicator-kind handler object with MPI_Comm_create_errhandler —
+ * a real MPI object the user can free with MPI_Errhandler_free — and keeps
+ * the user's file function in a table keyed by the handle.  MPI never calls
+ * it on a communicator because resonio never attaches it to one.
+ *
+ * Predefined handlers: MPI_ERRORS_RETURN returns the code;
+ * MPI_ERRORS_ARE_FATAL (and MPI-4's MPI_ERRORS_ABORT) print the message and
+ * abort.  The default handler of new files is the one set on RIO_FILE_NULL,
+ * MPI_ERRORS_RETURN at start, as the standard says.
+ */
+#include "file_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+struct user_errh {
+    MPI_Errhandler handle;
+    MPI_File_errhandler_function *fn;
+};
+
+static pthread_mutex_t errh_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct user_errh *user_errhs;
+static int n_user_errhs, cap_user_errhs;
+static MPI_Errhandler default_errh = MPI_ERRORS_RETURN;
+
+static void comm_trampoline(MPI_Comm *comm, int *code, ...)
+{
+    /* Never attached to a communicator; present because MPI needs a function. */
+    (void)comm;
+    (void)code;
+}
+
+static MPI_File_errhandler_function *lookup(MPI_Errhandler eh)
+{
+    MPI_File_errhandler_function *fn = NULL;
+    pthread_mutex_lock(&errh_lock);
+    for (int i = 0; i < n_user_errhs; i++)
+        if (user_errhs[i].handle == eh)
+            fn = user_errhs[i].fn;
+    pthread_mutex_unlock(&errh_lock);
+    return fn;
+}
+
+int rio_file_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler)
+{
+    int err = 0;
+    if (!function || !errhandler) {
+        err = RIO_E_ARG;
+        rio__err_detail("null function or handler pointer");
+        goto out;
+    }
+    MPI_Errhandler eh;
+    if (MPI_Comm_create_errhandler(comm_trampoline, &eh) != MPI_SUCCESS) {
+        err = RIO_E_NOMEM;
+        goto out;
+    }
+    pthread_mutex_lock(&errh_lock);
+    int slot = -1;
+    for (int i = 0; i < n_user_errhs; i++)
+        if (user_errhs[i].handle == eh)
+            slot = i; /* a freed handle's value came back */
+    if (slot < 0) {
+        if (n_user_errhs == cap_user_errhs) {
+            int cap = cap_user_errhs ? 2 * cap_user_errhs : 8;
+            struct user_errh *n = rio__realloc(user_errhs, (size_t)cap * sizeof *n);
+            if (!n) {
+                pthread_mutex_unlock(&errh_lock);
+                MPI_Errhandler_free(&eh);
+                err = RIO_E_NOMEM;
+                goto out;
+            }
+            user_errhs = n;
+            cap_user_errhs = cap;
+        }
+        slot = n_user_errhs++;
+    }
+    user_errhs[slot].handle = eh;
+    user_errhs[slot].fn = function;
+    pthread_mutex_unlock(&errh_lock);
+    *errhandler = eh;
+out:
+    return rio__file_return(NULL, err, "MPI_File_create_errhandler");
+}
+
+static int valid_errh(MPI_Errhandler eh)
+{
+    if (eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ARE_FATAL)
+        return 1;
+#ifdef MPI_ERRORS_ABORT
+    if (eh == MPI_ERRORS_ABORT)
+        return 1;
+#endif
+    return lookup(eh) != NULL;
+}
+
+int rio_file_set_errhandler(rio_file *fh, MPI_Errhandler errhandler)
+{
+    int err = 0;
+    if (!valid_errh(errhandler)) {
+        err = RIO_E_ARG;
+        rio__err_detail("not a file error handler");
+        return rio__file_return(fh, err, "MPI_File_set_errhandler");
+    }
+    if (fh)
+        fh->errh = errhandler;
+    else
+        default_errh = errhandler;
+    return MPI_SUCCESS;
+}
+
+int rio_file_get_errhandler(rio_file *fh, MPI_Errhandler *errhandler)
+{
+    if (!errhandler) {
+        rio__err_detail("null output pointer");
+        return rio__file_return(fh, RIO_E_ARG, "MPI_File_get_errhandler");
+    }
+    *errhandler = fh ? fh->errh : default_errh;
+    return MPI_SUCCESS;
+}
+
+MPI_Errhandler rio__file_default_errh(void)
+{
+    return default_errh;
+}
+
+/* Run handler eh for code on file fh (NULL for no file). */
+static void invoke(rio_file *fh, MPI_Errhandler eh, int code)
+{
+    if (code == MPI_SUCCESS || eh == MPI_ERRORS_RETURN)
+        return;
+    int fatal = eh == MPI_ERRORS_ARE_FATAL;
+#ifdef MPI_ERRORS_ABORT
+    fatal = fatal || eh == MPI_ERRORS_ABORT;
+#endif
+    if (fatal) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(code, msg, &len);
+        fprintf(stderr, "resonio: fatal file error: %s\n", msg);
+        MPI_Abort(fh ? fh->comm : MPI_COMM_WORLD, code);
+        return;
+    }
+    MPI_File_errhandler_function *fn = lookup(eh);
+    if (fn) {
+        MPI_File handle = fh ? (MPI_File)(void *)fh : MPI_FILE_NULL;
+        fn(&handle, &code);
+    }
+}
+
+int rio_file_call_errhandler(rio_file *fh, int errorcode)
+{
+    invoke(fh, fh ? fh->errh : default_errh, errorcode);
+    return MPI_SUCCESS;
+}
+
+int rio__file_return(rio_file *fh, int err, const char *op)
+{
+    if (err == 0)
+        return MPI_SUCCESS;
+    int code = rio__err_to_mpi(err, op, fh ? fh->filename : NULL);
+    invoke(fh, fh ? fh->errh : default_errh, code);
+    return code;
+}
+
+int rio__file_return_name(int err, const char *op, const char *name)
+{
+    if (err == 0)
+        return MPI_SUCCESS;
+    int code = rio__err_to_mpi(err, op, name);
+    invoke(NULL, default_errh, code);
+    return code;
+}
+
+/* ---- agreement ---------------------------------------------------------- */
+
+struct agreed {
+    int err;
+    char detail[480];
+};
+
+int rio__file_agree(MPI_Comm comm, int err)
+{
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    int mine = err ? rank : nprocs, first = nprocs;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == nprocs)
+        return 0;
+    struct agreed a;
+    memset(&a, 0, sizeof a);
+    if (rank == first) {
+        a.err = err;
+        snprintf(a.detail, sizeof a.detail, "%s", rio__err_detail_peek());
+    }
+    MPI_Bcast(&a, (int)sizeof a, MPI_BYTE, first, comm);
+    if (rank != first) {
+        if (a.detail[0])
+            rio__err_detail("on rank %d: %s", first, a.detail);
+        else
+            rio__err_detail("on rank %d", first);
+    }
+    return a.err;
+}

@@ -1,0 +1,115 @@
+/*
+ * file_int.h — the file object shared by the files of src/file.
+ *
+ * src/file is the top of the native library: it defines the rio_file_*
+ * functions of include/resonio.h.  Each of them checks its arguments, does
+ * its work through the layers below (dtype, indep, store) and ends at one
+ * edge, rio__file_return(), which turns an internal code into an MPI error
+ * code and calls the file's error handler.
+ */
+#ifndef RIO_FILE_INT_H
+#define RIO_FILE_INT_H
+
+#include "../common/common.h"
+#include "../dtype/dtype.h"
+#include "../store/store.h"
+
+struct rio_datarep;
+
+struct rio_file {
+    MPI_Comm comm;              /* private duplicate of the open communicator */
+    int rank, nprocs;
+    char *filename;             /* as the user gave it, prefix included */
+    int amode;
+    struct rio_hints hints;
+    struct rio_store st;
+    int store_open;
+
+    /* view */
+    MPI_Offset disp;
+    MPI_Datatype etype, filetype;   /* duplicates, or predefined handles */
+    struct rio_dtype *etype_dt, *filetype_dt;
+    MPI_Offset etype_size;
+    char datarep[MPI_MAX_DATAREP_STRING];
+    const struct rio_datarep *drep; /* NULL for native and internal */
+
+    /* file pointers, in etypes of the current view */
+    MPI_Offset fp_ind;
+    MPI_Win shared_win;             /* one MPI_Offset on rank 0 */
+    MPI_Offset *shared_mem;
+
+    int atomic;
+    MPI_Errhandler errh;
+    MPI_Fint fint;                  /* Fortran handle, 0 until asked */
+
+    /* split collective in progress */
+    int split_active;
+    int split_err;
+    MPI_Status split_status;
+
+    rio_stats stats;
+};
+
+/* A registered data representation (MPI_Register_datarep). */
+struct rio_datarep {
+    char name[MPI_MAX_DATAREP_STRING];
+    MPI_Datarep_conversion_function *read_fn, *write_fn;
+#if MPI_VERSION >= 4
+    MPI_Datarep_conversion_function_c *read_fn_c, *write_fn_c;
+#endif
+    MPI_Datarep_extent_function *extent_fn;
+    void *extra_state;
+    int external32;                 /* the predefined "external32" */
+};
+
+/* ---- errors (errh.c) ---------------------------------------------------
+ * The API edge: err (0 or internal) becomes an MPI error code naming op and
+ * the file, and the file's error handler (the default one for fh == NULL)
+ * is called.  Returns the MPI code.                                       */
+int rio__file_return(rio_file *fh, int err, const char *op);
+/** Same, for calls that name a file but have no handle (open, delete). */
+int rio__file_return_name(int err, const char *op, const char *name);
+/** The handler new files start with. */
+MPI_Errhandler rio__file_default_errh(void);
+
+/** Collective over fh->comm: every rank returns the error of the lowest
+ *  rank that failed (with its detail), or 0. */
+int rio__file_agree(MPI_Comm comm, int err);
+
+/* ---- hints (hints.c) --------------------------------------------------- */
+void rio__hints_defaults(struct rio_hints *h);
+/** Apply info (may be MPI_INFO_NULL) and then RESONIO_HINTS on top. */
+void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open);
+void rio__hints_free(struct rio_hints *h);
+/** A new info object with every hint in effect.  Errors: RIO_E_NOMEM. */
+int rio__hints_to_info(const struct rio_hints *h, MPI_Info *out);
+
+/* ---- views and data representations (view.c) ------------------------- */
+/** Set the default view: disp 0, etype and filetype MPI_BYTE, native. */
+int rio__view_default(rio_file *fh);
+void rio__view_free(rio_file *fh);
+/** The datarep called name, or NULL; "native"/"internal" give NULL in
+ *  *out and return 0; unknown names return RIO_E_DATAREP. */
+int rio__datarep_find(const char *name, const struct rio_datarep **out);
+/** Stream position (bytes) of the view at the end of a file of size
+ *  bytes, rounded up to a whole etype. */
+MPI_Offset rio__view_eof_etypes(rio_file *fh, MPI_Offset size);
+
+/* ---- shared file pointer (shared.c) ----------------------------------- */
+int rio__shared_create(rio_file *fh);
+void rio__shared_free(rio_file *fh);
+/** Atomically add delta to the shared pointer; *old gets its prior value. */
+int rio__shared_fetch_add(rio_file *fh, MPI_Offset delta, MPI_Offset *old);
+/** Set it (rank 0 calls; collective callers barrier afterwards). */
+int rio__shared_set(rio_file *fh, MPI_Offset value);
+
+/* ---- handles (open.c) ------------------------------------------------- */
+/** Local check of a handle: RIO_E_FILE for NULL. */
+int rio__file_check(rio_file *fh);
+
+/* ---- statistics (stats.c) --------------------------------------------- */
+/** Print the counters summed over ranks, on rank 0, if RESONIO_STATS is
+ *  set.  Collective. */
+void rio__stats_report(rio_file *fh);
+
+#endif /* RIO_FILE_INT_H */

@@ -1,0 +1,728 @@
+/*
+ * rw.c — data access: every read and write of the standard, in one path.
+ *
+ * All variants (explicit offset, individual pointer, shared pointer,
+ * ordered; blocking, nonblocking, collective, split) reduce to one call of
+ * data_access(): check the arguments, find the position in etypes (from
+ * the argument, the individual pointer, the shared pointer's window, or a
+ * scan over the ranks for ordered access), move the data through the
+ * independent methods (rw_core), advance pointers, agree on the error for
+ * collective calls and fill the status.
+ *
+ * Collective calls take the independent path here; the collective engine
+ * plugs in at the same place.  Nonblocking calls complete before they
+ * return and hand back a generalized request that is already complete,
+ * which MPI_Wait and MPI_Test accept like any other.  A split collective
+ * does its work in the begin call and returns the status in the end call.
+ *
+ * Conversion: for external32 the data is packed with MPI_Pack_external into
+ * a scratch buffer and that buffer is written through the view (reads
+ * unpack); for a registered representation the user's conversion functions
+ * do the same.  Atomic mode holds a byte-range lock over the whole extent
+ * the call touches.
+ */
+#include "file_int.h"
+#include "../indep/indep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum where { AT, IND, SHARED, ORDERED };
+
+/* ---- conversion helpers ----------------------------------------------------- */
+
+/* The one predefined type all of t is made of, or MPI_DATATYPE_NULL. */
+static MPI_Datatype basic_of(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (comb == MPI_COMBINER_NAMED)
+        return t;
+    int *ints = malloc(sizeof(int) * (size_t)(ni ? ni : 1));
+    MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na ? na : 1));
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd ? nd : 1));
+    MPI_Datatype basic = MPI_DATATYPE_NULL;
+    int ok = ints && addrs && types;
+    if (ok)
+        MPI_Type_get_contents(t, ni, na, nd, ints, addrs, types);
+    for (int i = 0; ok && i < nd; i++) {
+        MPI_Datatype b = basic_of(types[i]);
+        if (b == MPI_DATATYPE_NULL || (basic != MPI_DATATYPE_NULL && b != basic))
+            ok = 0;
+        basic = b;
+        int cni, cna, cnd, ccomb;
+        MPI_Type_get_envelope(types[i], &cni, &cna, &cnd, &ccomb);
+        if (ccomb != MPI_COMBINER_NAMED)
+            MPI_Type_free(&types[i]);
+    }
+    free(ints);
+    free(addrs);
+    free(types);
+    return ok ? basic : MPI_DATATYPE_NULL;
+}
+
+/* Bytes in the file representation of count instances of type. */
+static int file_bytes(const struct rio_datarep *d, MPI_Datatype type, MPI_Count count,
+                      MPI_Offset native, MPI_Offset *out)
+{
+    if (d->external32) {
+        MPI_Aint sz = 0;
+        if (count > 0 && MPI_Pack_external_size("external32", 1, type, &sz) != MPI_SUCCESS)
+            return RIO_E_TYPE;
+        *out = (MPI_Offset)sz * count;
+        return 0;
+    }
+    MPI_Datatype basic = basic_of(type);
+    MPI_Aint fext = 0;
+    int bsize = 0;
+    if (basic == MPI_DATATYPE_NULL) {
+        rio__err_detail("datatype mixes predefined types; representation '%s' needs one", d->name);
+        return RIO_E_CONVERSION;
+    }
+    if (d->extent_fn(basic, &fext, d->extra_state) != MPI_SUCCESS) {
+        rio__err_detail("extent function of '%s' failed", d->name);
+        return RIO_E_CONVERSION;
+    }
+    MPI_Type_size(basic, &bsize);
+    *out = bsize ? native / bsize * (MPI_Offset)fext : 0;
+    return 0;
+}
+
+/* Convert between the user's buffer and the file representation in tmp.
+ * A registered representation whose function is MPI_CONVERSION_FN_NULL
+ * stores the native bytes. */
+static int convert(const struct rio_datarep *d, int to_file, void *buf, MPI_Count count,
+                   MPI_Datatype type, const struct rio_dtype *dt, void *tmp, MPI_Offset tmp_len)
+{
+    if (d->external32) {
+        MPI_Aint pos = 0;
+        int rc = to_file ? MPI_Pack_external("external32", buf, (MPI_Aint)count, type, tmp,
+                                             (MPI_Aint)tmp_len, &pos)
+                         : MPI_Unpack_external("external32", tmp, (MPI_Aint)tmp_len, &pos, buf,
+                                               (MPI_Aint)count, type);
+        return rc == MPI_SUCCESS ? 0 : RIO_E_CONVERSION;
+    }
+    int rc;
+    MPI_Datarep_conversion_function *fn = to_file ? d->write_fn : d->read_fn;
+#if MPI_VERSION >= 4
+    MPI_Datarep_conversion_function_c *fn_c = to_file ? d->write_fn_c : d->read_fn_c;
+#endif
+    if (fn) {
+        rc = fn(buf, type, (int)count, tmp, 0, d->extra_state);
+#if MPI_VERSION >= 4
+    } else if (fn_c) {
+        rc = fn_c(buf, type, count, tmp, 0, d->extra_state);
+#endif
+    } else {
+        MPI_Offset n = RIO_MIN(tmp_len, (MPI_Offset)rio__dtype_info(dt)->size * count);
+        return to_file ? rio__dtype_pack(dt, count, buf, 0, n, tmp)
+                       : rio__dtype_unpack(dt, count, buf, 0, n, tmp);
+    }
+    if (rc != MPI_SUCCESS) {
+        rio__err_detail("conversion function of '%s' failed", d->name);
+        return RIO_E_CONVERSION;
+    }
+    return 0;
+}
+
+/* ---- the core ------------------------------------------------------------------ */
+
+/*
+ * Move count instances of type between buf and the view, from etype
+ * position pos.  *done gets the stream bytes moved (less than asked when a
+ * read meets end of file).  Local.
+ */
+static int rw_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count count,
+                   MPI_Datatype type, struct rio_dtype *mem_dt, MPI_Offset nbytes,
+                   MPI_Offset *done)
+{
+    struct rio_dtype *byte_dt = NULL;
+    void *tmp = NULL;
+    int err = 0;
+    struct rio_indep_req req = {
+        .st = &fh->st,
+        .write = write,
+        .buf = buf,
+        .memtype = mem_dt,
+        .memcount = count,
+        .filetype = fh->filetype_dt,
+        .disp = fh->disp,
+        .file_start = pos * fh->etype_size,
+        .nbytes = nbytes,
+    };
+    *done = 0;
+
+    if (fh->drep) {
+        MPI_Offset fb = 0;
+        err = file_bytes(fh->drep, type, count, nbytes, &fb);
+        if (err)
+            goto out;
+        if (fb % fh->etype_size) {
+            err = RIO_E_TYPE;
+            rio__err_detail("converted data is not a whole number of etypes");
+            goto out;
+        }
+        tmp = rio__malloc((size_t)fb);
+        if (!tmp) {
+            err = RIO_E_NOMEM;
+            goto out;
+        }
+        if (write) {
+            err = convert(fh->drep, 1, buf, count, type, mem_dt, tmp, fb);
+            if (err)
+                goto out;
+        }
+        err = rio__dtype_get(MPI_BYTE, &byte_dt);
+        if (err)
+            goto out;
+        req.buf = tmp;
+        req.memtype = byte_dt;
+        req.memcount = fb;
+        req.nbytes = fb;
+    }
+
+    if (fh->atomic && req.nbytes > 0 && fh->st.ops->lock) {
+        MPI_Offset first, end;
+        rio__dtype_view_extent(fh->filetype_dt, fh->disp, req.file_start, req.nbytes, &first,
+                               &end);
+        err = fh->st.ops->lock(&fh->st, first, end - first, write);
+        if (err)
+            goto out;
+        req.locked = 1;
+        err = rio__indep_rw(&req, done);
+        int uerr = fh->st.ops->unlock(&fh->st, first, end - first);
+        if (!err)
+            err = uerr;
+    } else if (req.nbytes > 0) {
+        err = rio__indep_rw(&req, done);
+    }
+    if (err)
+        goto out;
+
+    if (fh->drep && !write) {
+        if (*done < req.nbytes)
+            memset((char *)tmp + *done, 0, (size_t)(req.nbytes - *done));
+        err = convert(fh->drep, 0, buf, count, type, mem_dt, tmp, req.nbytes);
+        /* report memory bytes in proportion to what the file gave */
+        if (!err && req.nbytes > 0)
+            *done = (MPI_Offset)((double)*done / (double)req.nbytes * (double)nbytes);
+    } else if (fh->drep) {
+        *done = nbytes;
+    }
+out:
+    if (byte_dt)
+        rio__dtype_put(byte_dt);
+    free(tmp);
+    return err;
+}
+
+static void set_status(MPI_Status *status, MPI_Offset bytes)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    MPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)bytes);
+    MPI_Status_set_cancelled(status, 0);
+}
+
+/* Position of an ordered access: the shared pointer moved past all ranks'
+ * data, each rank placed after the lower ranks.  Collective. */
+static int ordered_position(rio_file *fh, MPI_Offset n_etypes, MPI_Offset *pos)
+{
+    MPI_Offset prefix = 0, total = 0, base = 0;
+    int err = 0;
+    MPI_Exscan(&n_etypes, &prefix, 1, MPI_OFFSET, MPI_SUM, fh->comm);
+    if (fh->rank == 0)
+        prefix = 0;
+    MPI_Allreduce(&n_etypes, &total, 1, MPI_OFFSET, MPI_SUM, fh->comm);
+    if (fh->rank == 0)
+        err = rio__shared_fetch_add(fh, total, &base);
+    MPI_Bcast(&base, 1, MPI_OFFSET, 0, fh->comm);
+    *pos = base + prefix;
+    return err;
+}
+
+static int data_access(rio_file *fh, const char *op, int write, int coll, enum where where,
+                       MPI_Offset offset, const void *cbuf, MPI_Count count, MPI_Datatype type,
+                       MPI_Status *status)
+{
+    void *buf = (void *)cbuf;
+    struct rio_dtype *dt = NULL;
+    MPI_Offset nbytes = 0, done = 0, pos = 0;
+    int err = rio__file_check(fh);
+    if (err)
+        return rio__file_return(fh, err, op);
+
+    if (count < 0) {
+        err = RIO_E_COUNT;
+        rio__err_detail("count %lld is negative", (long long)count);
+    } else if (type == MPI_DATATYPE_NULL) {
+        err = RIO_E_TYPE;
+        rio__err_detail("MPI_DATATYPE_NULL");
+    } else if (write && (fh->amode & MPI_MODE_RDONLY)) {
+        err = RIO_E_RDONLY;
+    } else if (!write && (fh->amode & MPI_MODE_WRONLY)) {
+        err = RIO_E_WRONLY;
+    } else if ((where == AT || where == IND) && (fh->amode & MPI_MODE_SEQUENTIAL)) {
+        err = RIO_E_SEQUENTIAL;
+    } else if (where == AT && offset < 0) {
+        err = RIO_E_ARG;
+        rio__err_detail("offset %lld is negative", (long long)offset);
+    }
+    if (!err)
+        err = rio__dtype_get(type, &dt);
+    if (!err) {
+        nbytes = (MPI_Offset)rio__dtype_info(dt)->size * count;
+        if (nbytes % fh->etype_size) {
+            err = RIO_E_TYPE;
+            rio__err_detail("%lld bytes is not a whole number of etypes of %lld bytes",
+                            (long long)nbytes, (long long)fh->etype_size);
+        }
+    }
+    MPI_Offset n_etypes = err ? 0 : nbytes / fh->etype_size;
+
+    switch (where) {
+    case AT:
+        pos = offset;
+        break;
+    case IND:
+        pos = fh->fp_ind;
+        break;
+    case SHARED:
+        if (!err)
+            err = rio__shared_fetch_add(fh, n_etypes, &pos);
+        break;
+    case ORDERED: {
+        int oerr = ordered_position(fh, n_etypes, &pos);
+        if (!err)
+            err = oerr;
+        break;
+    }
+    }
+    if (!err && nbytes > 0)
+        err = rw_core(fh, write, pos, buf, count, type, dt, nbytes, &done);
+    if (where == IND && !err)
+        fh->fp_ind = pos + done / fh->etype_size;
+
+    if (!err) {
+        if (write) {
+            fh->stats.calls_write++;
+            fh->stats.bytes_written += done;
+        } else {
+            fh->stats.calls_read++;
+            fh->stats.bytes_read += done;
+        }
+    }
+    if (dt)
+        rio__dtype_put(dt);
+    if (coll)
+        err = rio__file_agree(fh->comm, err);
+    if (!err)
+        set_status(status, done);
+    return rio__file_return(fh, err, op);
+}
+
+/* ---- nonblocking: already-complete generalized requests -------------------- */
+
+static int greq_query(void *extra, MPI_Status *status)
+{
+    *status = *(MPI_Status *)extra;
+    return MPI_SUCCESS;
+}
+
+static int greq_free(void *extra)
+{
+    free(extra);
+    return MPI_SUCCESS;
+}
+
+static int greq_cancel(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
+static int nonblocking(rio_file *fh, const char *op, int write, int coll, enum where where,
+                       MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype type,
+                       MPI_Request *request)
+{
+    if (!request) {
+        rio__err_detail("null request pointer");
+        return rio__file_return(fh, RIO_E_ARG, op);
+    }
+    *request = MPI_REQUEST_NULL;
+    MPI_Status *st = malloc(sizeof *st);
+    if (!st)
+        return rio__file_return(fh, RIO_E_NOMEM, op);
+    memset(st, 0, sizeof *st);
+    int code = data_access(fh, op, write, coll, where, offset, buf, count, type, st);
+    if (code != MPI_SUCCESS) {
+        free(st);
+        return code;
+    }
+    if (MPI_Grequest_start(greq_query, greq_free, greq_cancel, st, request) != MPI_SUCCESS) {
+        free(st);
+        return rio__file_return(fh, RIO_E_NOMEM, op);
+    }
+    MPI_Grequest_complete(*request);
+    return MPI_SUCCESS;
+}
+
+/* ---- split collectives ------------------------------------------------------- */
+
+static int split_begin(rio_file *fh, const char *op, int write, enum where where,
+                       MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype type)
+{
+    int err = rio__file_check(fh);
+    if (err)
+        return rio__file_return(fh, err, op);
+    err = rio__file_agree(fh->comm, fh->split_active ? RIO_E_PENDING_SPLIT : 0);
+    if (err)
+        return rio__file_return(fh, err, op);
+    memset(&fh->split_status, 0, sizeof fh->split_status);
+    int code = data_access(fh, op, write, 1, where, offset, buf, count, type, &fh->split_status);
+    fh->split_active = 1;
+    fh->split_err = code;
+    return code;
+}
+
+static int split_end(rio_file *fh, const char *op, MPI_Status *status)
+{
+    int err = rio__file_check(fh);
+    if (!err && !fh->split_active)
+        err = RIO_E_NO_SPLIT;
+    if (err)
+        return rio__file_return(fh, err, op);
+    fh->split_active = 0;
+    if (status != MPI_STATUS_IGNORE)
+        *status = fh->split_status;
+    return fh->split_err;
+}
+
+/* ---- the API ------------------------------------------------------------------- */
+
+#define R 0
+#define W 1
+
+int rio_file_read_at(rio_file *fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                     MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_at", R, 0, AT, offset, buf, count, datatype, status);
+}
+int rio_file_read_at_all(rio_file *fh, MPI_Offset offset, void *buf, int count,
+                         MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_at_all", R, 1, AT, offset, buf, count, datatype, status);
+}
+int rio_file_write_at(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                      MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_at", W, 0, AT, offset, buf, count, datatype, status);
+}
+int rio_file_write_at_all(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                          MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_at_all", W, 1, AT, offset, buf, count, datatype,
+                       status);
+}
+int rio_file_iread_at(rio_file *fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_at", R, 0, AT, offset, buf, count, datatype, request);
+}
+int rio_file_iwrite_at(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                       MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_at", W, 0, AT, offset, buf, count, datatype, request);
+}
+int rio_file_iread_at_all(rio_file *fh, MPI_Offset offset, void *buf, int count,
+                          MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_at_all", R, 1, AT, offset, buf, count, datatype,
+                       request);
+}
+int rio_file_iwrite_at_all(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                           MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_at_all", W, 1, AT, offset, buf, count, datatype,
+                       request);
+}
+
+int rio_file_read(rio_file *fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read", R, 0, IND, 0, buf, count, datatype, status);
+}
+int rio_file_read_all(rio_file *fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_all", R, 1, IND, 0, buf, count, datatype, status);
+}
+int rio_file_write(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                   MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write", W, 0, IND, 0, buf, count, datatype, status);
+}
+int rio_file_write_all(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                       MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_all", W, 1, IND, 0, buf, count, datatype, status);
+}
+int rio_file_iread(rio_file *fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread", R, 0, IND, 0, buf, count, datatype, request);
+}
+int rio_file_iwrite(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                    MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite", W, 0, IND, 0, buf, count, datatype, request);
+}
+int rio_file_iread_all(rio_file *fh, void *buf, int count, MPI_Datatype datatype,
+                       MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_all", R, 1, IND, 0, buf, count, datatype, request);
+}
+int rio_file_iwrite_all(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                        MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_all", W, 1, IND, 0, buf, count, datatype, request);
+}
+
+int rio_file_read_shared(rio_file *fh, void *buf, int count, MPI_Datatype datatype,
+                         MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_shared", R, 0, SHARED, 0, buf, count, datatype, status);
+}
+int rio_file_write_shared(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                          MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_shared", W, 0, SHARED, 0, buf, count, datatype,
+                       status);
+}
+int rio_file_iread_shared(rio_file *fh, void *buf, int count, MPI_Datatype datatype,
+                          MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_shared", R, 0, SHARED, 0, buf, count, datatype,
+                       request);
+}
+int rio_file_iwrite_shared(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                           MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_shared", W, 0, SHARED, 0, buf, count, datatype,
+                       request);
+}
+int rio_file_read_ordered(rio_file *fh, void *buf, int count, MPI_Datatype datatype,
+                          MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_ordered", R, 1, ORDERED, 0, buf, count, datatype,
+                       status);
+}
+int rio_file_write_ordered(rio_file *fh, const void *buf, int count, MPI_Datatype datatype,
+                           MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_ordered", W, 1, ORDERED, 0, buf, count, datatype,
+                       status);
+}
+
+int rio_file_read_at_all_begin(rio_file *fh, MPI_Offset offset, void *buf, int count,
+                               MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_read_at_all_begin", R, AT, offset, buf, count, datatype);
+}
+int rio_file_read_at_all_end(rio_file *fh, void *buf, MPI_Status *status)
+{
+    return split_end(fh, "MPI_File_read_at_all_end", status);
+}
+int rio_file_write_at_all_begin(rio_file *fh, MPI_Offset offset, const void *buf, int count,
+                                MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_write_at_all_begin", W, AT, offset, buf, count, datatype);
+}
+int rio_file_write_at_all_end(rio_file *fh, const void *buf, MPI_Status *status)
+{
+    return split_end(fh, "MPI_File_write_at_all_end", status);
+}
+int rio_file_read_all_begin(rio_file *fh, void *buf, int count, MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_read_all_begin", R, IND, 0, buf, count, datatype);
+}
+int rio_file_read_all_end(rio_file *fh, void *buf, MPI_Status *status)
+{
+    return split_end(fh, "MPI_File_read_all_end", status);
+}
+int rio_file_write_all_begin(rio_file *fh, const void *buf, int count, MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_write_all_begin", W, IND, 0, buf, count, datatype);
+}
+int rio_file_write_all_end(rio_file *fh, const void *buf, MPI_Status *status)
+{
+    return split_end(fh, "MPI_File_write_all_end", status);
+}
+int rio_file_read_ordered_begin(rio_file *fh, void *buf, int count, MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_read_ordered_begin", R, ORDERED, 0, buf, count, datatype);
+}
+int rio_file_read_ordered_end(rio_file *fh, void *buf, MPI_Status *status)
+{
+    return split_end(fh, "MPI_File_read_ordered_end", status);
+}
+int rio_file_write_ordered_begin(rio_file *fh, const void *buf, int count, MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_write_ordered_begin", W, ORDERED, 0, buf, count, datatype);
+}
+int rio_file_write_ordered_end(rio_file *fh, const void *buf, MPI_Status *status)
+{
+    return split_end(fh, "MPI_File_write_ordered_end", status);
+}
+
+/* ---- large-count variants ------------------------------------------------------ */
+#if MPI_VERSION >= 4
+int rio_file_read_at_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_at_c", R, 0, AT, offset, buf, count, datatype, status);
+}
+int rio_file_read_at_all_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_at_all_c", R, 1, AT, offset, buf, count, datatype,
+                       status);
+}
+int rio_file_write_at_c(rio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_at_c", W, 0, AT, offset, buf, count, datatype, status);
+}
+int rio_file_write_at_all_c(rio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_at_all_c", W, 1, AT, offset, buf, count, datatype,
+                       status);
+}
+int rio_file_iread_at_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_at_c", R, 0, AT, offset, buf, count, datatype, request);
+}
+int rio_file_iwrite_at_c(rio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_at_c", W, 0, AT, offset, buf, count, datatype,
+                       request);
+}
+int rio_file_iread_at_all_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_at_all_c", R, 1, AT, offset, buf, count, datatype,
+                       request);
+}
+int rio_file_iwrite_at_all_c(rio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_at_all_c", W, 1, AT, offset, buf, count, datatype,
+                       request);
+}
+int rio_file_read_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                    MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_c", R, 0, IND, 0, buf, count, datatype, status);
+}
+int rio_file_read_all_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_all_c", R, 1, IND, 0, buf, count, datatype, status);
+}
+int rio_file_write_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_c", W, 0, IND, 0, buf, count, datatype, status);
+}
+int rio_file_write_all_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_all_c", W, 1, IND, 0, buf, count, datatype, status);
+}
+int rio_file_iread_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_c", R, 0, IND, 0, buf, count, datatype, request);
+}
+int rio_file_iwrite_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_c", W, 0, IND, 0, buf, count, datatype, request);
+}
+int rio_file_iread_all_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_all_c", R, 1, IND, 0, buf, count, datatype, request);
+}
+int rio_file_iwrite_all_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_all_c", W, 1, IND, 0, buf, count, datatype, request);
+}
+int rio_file_read_shared_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_shared_c", R, 0, SHARED, 0, buf, count, datatype,
+                       status);
+}
+int rio_file_write_shared_c(rio_file *fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_shared_c", W, 0, SHARED, 0, buf, count, datatype,
+                       status);
+}
+int rio_file_iread_shared_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iread_shared_c", R, 0, SHARED, 0, buf, count, datatype,
+                       request);
+}
+int rio_file_iwrite_shared_c(rio_file *fh, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request)
+{
+    return nonblocking(fh, "MPI_File_iwrite_shared_c", W, 0, SHARED, 0, buf, count, datatype,
+                       request);
+}
+int rio_file_read_ordered_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_read_ordered_c", R, 1, ORDERED, 0, buf, count, datatype,
+                       status);
+}
+int rio_file_write_ordered_c(rio_file *fh, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status)
+{
+    return data_access(fh, "MPI_File_write_ordered_c", W, 1, ORDERED, 0, buf, count, datatype,
+                       status);
+}
+int rio_file_read_at_all_begin_c(rio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                 MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_read_at_all_begin_c", R, AT, offset, buf, count, datatype);
+}
+int rio_file_write_at_all_begin_c(rio_file *fh, MPI_Offset offset, const void *buf,
+                                  MPI_Count count, MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_write_at_all_begin_c", W, AT, offset, buf, count, datatype);
+}
+int rio_file_read_all_begin_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_read_all_begin_c", R, IND, 0, buf, count, datatype);
+}
+int rio_file_write_all_begin_c(rio_file *fh, const void *buf, MPI_Count count,
+                               MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_write_all_begin_c", W, IND, 0, buf, count, datatype);
+}
+int rio_file_read_ordered_begin_c(rio_file *fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_read_ordered_begin_c", R, ORDERED, 0, buf, count, datatype);
+}
+int rio_file_write_ordered_begin_c(rio_file *fh, const void *buf, MPI_Count count,
+                                   MPI_Datatype datatype)
+{
+    return split_begin(fh, "MPI_File_write_ordered_begin_c", W, ORDERED, 0, buf, count,
+                       datatype);
+}
+#endif

@@ -1,0 +1,64 @@
+/*
+ * shared.c — the shared file pointer.
+ *
+ * It lives in an MPI one-sided window: one MPI_Offset in memory of rank 0,
+ * updated with MPI_Fetch_and_op under a passive-target lock, so that no
+ * hidden lock file is needed and any rank can move it without the others'
+ * help.  The value is in etypes of the current view.
+ */
+#include "file_int.h"
+
+#include <stdint.h>
+
+int rio__shared_create(rio_file *fh)
+{
+    MPI_Aint size = fh->rank == 0 ? (MPI_Aint)sizeof(MPI_Offset) : 0;
+    if (MPI_Win_allocate(size, (int)sizeof(MPI_Offset), MPI_INFO_NULL, fh->comm, &fh->shared_mem,
+                         &fh->shared_win) != MPI_SUCCESS) {
+        fh->shared_win = MPI_WIN_NULL;
+        rio__err_detail("cannot create the shared file pointer window");
+        return RIO_E_NOMEM;
+    }
+    if (fh->rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, fh->shared_win);
+        *fh->shared_mem = 0;
+        MPI_Win_unlock(0, fh->shared_win);
+    }
+    MPI_Barrier(fh->comm);
+    return 0;
+}
+
+void rio__shared_free(rio_file *fh)
+{
+    if (fh->shared_win != MPI_WIN_NULL)
+        MPI_Win_free(&fh->shared_win);
+    fh->shared_win = MPI_WIN_NULL;
+}
+
+int rio__shared_fetch_add(rio_file *fh, MPI_Offset delta, MPI_Offset *old)
+{
+    int64_t d = (int64_t)delta, o = 0;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, fh->shared_win);
+    int rc = MPI_Fetch_and_op(&d, &o, MPI_INT64_T, 0, 0, delta ? MPI_SUM : MPI_NO_OP,
+                              fh->shared_win);
+    MPI_Win_unlock(0, fh->shared_win);
+    if (rc != MPI_SUCCESS) {
+        rio__err_detail("update of the shared file pointer failed");
+        return RIO_E_REMOTE;
+    }
+    *old = (MPI_Offset)o;
+    return 0;
+}
+
+int rio__shared_set(rio_file *fh, MPI_Offset value)
+{
+    int64_t v = (int64_t)value, o = 0;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, fh->shared_win);
+    int rc = MPI_Fetch_and_op(&v, &o, MPI_INT64_T, 0, 0, MPI_REPLACE, fh->shared_win);
+    MPI_Win_unlock(0, fh->shared_win);
+    if (rc != MPI_SUCCESS) {
+        rio__err_detail("update of the shared file pointer failed");
+        return RIO_E_REMOTE;
+    }
+    return 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * indep.h — independent access methods.
+ *
+ * One request moves nbytes of a data stream between memory (count
+ * instances of a memory type over buf, starting at stream byte 0) and a
+ * file view (filetype tiled from disp, starting at stream byte file_start).
+ * The methods of datatype-io.txt §II–IV serve it:
+ *
+ *   contig  one call; both sides contiguous (or memory packed first)
+ *   posix   one storage call per file region
+ *   sieve   data sieving: read a window covering many regions, copy, and
+ *           for writes write the window back while holding a byte-range
+ *           lock on it (romio_ds_read/romio_ds_write, ind_rd_buffer_size,
+ *           ind_wr_buffer_size)
+ *   list    list I/O: batches of (file region, memory piece) pairs
+ *   dtype   datatype I/O: both dataloops iterated straight into batches
+ *
+ * rio__indep_rw picks one from the access shape (density of the file
+ * extent, region count and size) unless hints->indep_method forces one.
+ */
+#ifndef RIO_INDEP_H
+#define RIO_INDEP_H
+
+#include "../common/common.h"
+#include "../dtype/dtype.h"
+#include "../store/store.h"
+
+struct rio_indep_req {
+    struct rio_store *st;
+    int write;                       /* 1 write, 0 read */
+    /* memory side */
+    void *buf;
+    const struct rio_dtype *memtype;
+    MPI_Count memcount;
+    /* file side */
+    const struct rio_dtype *filetype;
+    MPI_Offset disp;
+    MPI_Offset file_start;           /* stream byte of the view where this starts */
+    MPI_Offset nbytes;               /* bytes to move; <= memcount * memtype size */
+    int locked;                      /* the caller holds a byte-range lock over the
+                                        whole extent (atomic mode): methods must not
+                                        take or release locks of their own */
+};
+
+/**
+ * Perform one independent request.  Local.  *done receives the bytes moved:
+ * nbytes unless a read reaches end of file (then the stream prefix that
+ * was read).  Returns 0 or a negative internal code; counters in st->stats
+ * are updated.
+ */
+int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done);
+
+/** The method the chooser would use for req (for stats and tests). */
+enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req);
+
+#endif /* RIO_INDEP_H */

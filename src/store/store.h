@@ -1,0 +1,141 @@
+/*
+ * store.h — storage drivers behind one ops table.
+ *
+ * A driver is a versioned struct of operations, found by the prefix of the
+ * file name ("posix:", "fault:"; none means posix).  A member left NULL
+ * means "not provided": the layer above falls back (list I/O to per-region
+ * calls, vectored to plain).  Drivers can wrap one another: the fault
+ * driver forwards to the posix driver and fails the N-th call.
+ *
+ * Every operation returns 0 (or a byte count) on success and -errno on
+ * failure.  Transfers may be short and may fail with -EINTR: callers use
+ * the rio__store_*_full helpers, which loop until done, end of file, or a
+ * real error.
+ */
+#ifndef RIO_STORE_H
+#define RIO_STORE_H
+
+#include <stdatomic.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "../common/common.h"
+
+/** Striping layout of a file: unit bytes per stripe, count targets,
+ *  round-robin from target 0.  count == 1 means a single target. */
+struct rio_layout {
+    long long unit;
+    int count;
+};
+
+/** One region of a file. */
+struct rio_region {
+    MPI_Offset off;
+    MPI_Offset len;
+};
+
+struct rio_store;
+
+struct rio_store_ops {
+    const char *name;
+    int version;
+    /* Open path (prefix already removed).  oflags are open(2) flags;
+     * perm the creation mode.  On success sets st->priv. */
+    int (*open)(struct rio_store *st, const char *path, int oflags, mode_t perm,
+                const struct rio_hints *hints);
+    int (*close)(struct rio_store *st);
+    int (*remove)(const char *path, const struct rio_hints *hints);
+    int (*get_size)(struct rio_store *st, MPI_Offset *size);
+    int (*set_size)(struct rio_store *st, MPI_Offset size);
+    /* Make sure storage for [off, off+len) is allocated (posix_fallocate). */
+    int (*allocate)(struct rio_store *st, MPI_Offset off, MPI_Offset len);
+    int (*sync)(struct rio_store *st);
+    ssize_t (*pread)(struct rio_store *st, void *buf, size_t len, MPI_Offset off);
+    ssize_t (*pwrite)(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
+    /* Memory gather/scatter, file side contiguous from off. */
+    ssize_t (*preadv)(struct rio_store *st, const struct iovec *iov, int iovcnt, MPI_Offset off);
+    ssize_t (*pwritev)(struct rio_store *st, const struct iovec *iov, int iovcnt, MPI_Offset off);
+    /* List I/O: n file regions, region i to/from mem[i] (mem[i].iov_len ==
+     * file[i].len).  All or error: returns 0 or -errno; a read past end of
+     * file fills nothing and reports the bytes read through *done (regions
+     * in order, stopping at the first short one).  NULL: per-region calls. */
+    int (*read_list)(struct rio_store *st, const struct rio_region *file, const struct iovec *mem,
+                     int n, MPI_Offset *done);
+    int (*write_list)(struct rio_store *st, const struct rio_region *file,
+                      const struct iovec *mem, int n);
+    /* Byte-range lock, blocking; exclusive != 0 for a write lock.  len > 0
+     * covers [off, off+len); len == 0 covers everything from off on, however
+     * far the file grows (fcntl's convention); len < 0 is RIO_E_ARG. */
+    int (*lock)(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive);
+    int (*unlock)(struct rio_store *st, MPI_Offset off, MPI_Offset len);
+    int (*layout)(struct rio_store *st, struct rio_layout *out);
+    /* Is this open file descriptor-based and opened with O_DIRECT?  (for
+     * the alignment handling of the methods).  NULL means no. */
+    int (*is_direct)(struct rio_store *st);
+    /* RIO_STORE_NOTE_* bits: things the driver decided on its own that a
+     * verbose or stats report should mention.  NULL means none. */
+    unsigned (*notes)(struct rio_store *st);
+};
+
+/* Bits of rio_store_ops.notes. */
+#define RIO_STORE_NOTE_DIRECT_REFUSED 0x1u  /* O_DIRECT asked for, refused by the
+                                               file system (tmpfs): buffered I/O */
+#define RIO_STORE_NOTE_URING_UNAVAILABLE 0x2u /* io_uring could not be set up:
+                                                 per-region list I/O */
+
+/** An open file of a driver.  Owned by the file layer. */
+struct rio_store {
+    const struct rio_store_ops *ops;
+    void *priv;            /* driver's state */
+    struct rio_hints *hints; /* borrowed from the file; lives as long as the file */
+    rio_stats *stats;      /* borrowed; may be NULL */
+    /* One reusable buffer per open file for the layers above (list batches,
+     * sieve windows): see rio__store_scratch_get.  Reset by rio__store_open,
+     * freed by rio__store_close. */
+    void *scratch;
+    size_t scratch_len;
+    atomic_int scratch_busy;
+};
+
+/** Find the driver for a file name.  Sets *path_out to the name without
+ *  its prefix (pointer into name).  Returns NULL for an unknown prefix. */
+const struct rio_store_ops *rio__store_find(const char *name, const char **path_out);
+
+/** Open: finds the driver, allocates nothing beyond the driver's state. */
+int rio__store_open(struct rio_store *st, const char *name, int oflags, mode_t perm,
+                    struct rio_hints *hints);
+int rio__store_close(struct rio_store *st);
+int rio__store_remove(const char *name, const struct rio_hints *hints);
+
+/** A buffer of at least len bytes for one call on st: the file's reusable
+ *  one when no other thread holds it, else a fresh one.  NULL when out of
+ *  memory.  Give it back with rio__store_scratch_put before the call ends. */
+void *rio__store_scratch_get(struct rio_store *st, size_t len);
+void rio__store_scratch_put(struct rio_store *st, void *p);
+/** The driver's RIO_STORE_NOTE_* bits for this open file (0 if none). */
+unsigned rio__store_notes(struct rio_store *st);
+
+/* ---- full-transfer helpers: loop over short transfers and EINTR -------
+ * Reads stop at end of file; *done is the bytes moved.  A write that makes
+ * no progress fails with RIO_E_SHORT.  Each storage call moves at most
+ * 1 GiB, so transfers of any size work.  The iovec arrays are not
+ * modified.  These helpers are the one place that adds to st->stats'
+ * bytes_accessed and time_storage: callers must not count those again.  */
+int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
+                          MPI_Offset *done);
+int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
+int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
+                           MPI_Offset *done);
+int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off);
+int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
+                         const struct iovec *mem, int n, MPI_Offset *done);
+int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
+                          const struct iovec *mem, int n);
+/** Layout: the driver's, else striping_unit/striping_factor hints, else
+ *  one target. */
+void rio__store_layout(struct rio_store *st, struct rio_layout *out);
+
+extern const struct rio_store_ops rio__store_posix;
+extern const struct rio_store_ops rio__store_fault;
+
+#endif /* RIO_STORE_H */
