@@ -35,6 +35,9 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; its API is exported. */
+#pragma GCC visibility push(default)
+
 #define RESONIO_VERSION_MAJOR 0
 #define RESONIO_VERSION_MINOR 1
 
@@ -236,6 +239,8 @@ struct rio_stats {
 };
 /** Copy the calling rank's counters for fh into *out.  Local. */
 int rio_stats_get(rio_file *fh, struct rio_stats *out);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

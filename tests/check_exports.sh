@@ -2,6 +2,9 @@
 # Fails if a library exports a symbol outside the public prefixes.
 status=0
 for lib in "$@"; do
+  if ! nm -D --defined-only "$lib" >/dev/null; then
+    echo "cannot read the symbols of $lib"; status=1; continue
+  fi
   bad=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
         grep -Ev '^(rio_|MPI_File_|PMPI_File_|MPI_Register_datarep|PMPI_Register_datarep|_init$|_fini$|_edata$|_end$|__bss_start$)')
   if [ -n "$bad" ]; then

@@ -194,6 +194,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         if (fh) {
             fh->comm = MPI_COMM_NULL;
             fh->shared_win = MPI_WIN_NULL;
+            fh->etype = fh->filetype = MPI_DATATYPE_NULL;
             fh->filename = rio__strdup(filename);
         }
         if (!fh || !fh->filename)
