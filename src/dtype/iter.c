@@ -1,0 +1,245 @@
+/*
+ * iter.c — walking the regions of a data stream (the hot path of all I/O).
+ *
+ * An iterator is a stack of frames, one per dataloop level from the root
+ * to a leaf, each holding the block and element being walked and the
+ * origin of its node's instance; the leaf frame also holds how many bytes
+ * of its block were handed out.  The invariant between calls is that the
+ * frames point at the next byte run not yet handed out (or top < 0 at the
+ * end).  Taking a run is a few loads in the leaf frame; moving past the
+ * end of a leaf walks up to the first level with elements left and back
+ * down, resetting the levels below — no recursion and no allocation per
+ * region.  Instances follow one another at the type's extent.
+ *
+ * Seeking to stream byte s divides by the type size to skip whole
+ * instances, then descends once: vector-like levels by division, indexed
+ * and struct levels by a binary search over the prefix sums of their block
+ * sizes computed at decode time.
+ *
+ * Adjacent runs are merged through one region of look-ahead (pend_*): runs
+ * are appended while they touch and the region is shorter than the caller's
+ * limit; a longer region is handed out in limit-sized pieces.  Types whose
+ * instances form one run (info.contig) are served as one region for all
+ * instances without walking them.
+ */
+#include "dtype_int.h"
+
+#include <stdlib.h>
+
+/* Region length cap when the caller sets no limit, and the piece size of an
+ * unbounded contiguous stream. */
+#define NO_LIMIT ((MPI_Offset)1 << 60)
+
+_Static_assert(offsetof(struct rio_dtype_iter, inline_frames) % _Alignof(struct rio_dtype_frame) ==
+                   0,
+               "inline frames misaligned");
+
+static inline struct rio_dtype_frame *frames_of(struct rio_dtype_iter *it)
+{
+    /* frames == NULL means the inline buffer, so an iterator can be copied */
+    return it->frames ? (struct rio_dtype_frame *)it->frames
+                      : (struct rio_dtype_frame *)(void *)it->inline_frames;
+}
+
+/* Contract in dtype_int.h: frames at data byte rem of one instance. */
+int rio__dtype_locate(const struct rio_dl *root, MPI_Offset base, MPI_Offset rem,
+                      struct rio_dtype_frame *frames, MPI_Offset *at)
+{
+    const struct rio_dl *d = root;
+    MPI_Offset b = base + d->off;
+    for (int l = 0;; l++) {
+        MPI_Count blk;
+        if (d->prefix) {
+            MPI_Count lo = 0, hi = d->nblocks - 1;
+            while (lo < hi) { /* largest blk with prefix[blk] <= rem */
+                MPI_Count mid = lo + (hi - lo + 1) / 2;
+                if (d->prefix[mid] <= rem)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            blk = lo;
+            rem -= d->prefix[blk];
+        } else {
+            MPI_Count bb = d->blocklen * (d->leaf ? 1 : d->child->size);
+            blk = rem / bb;
+            rem -= blk * bb;
+        }
+        MPI_Offset start = b + (d->displs ? d->displs[blk] : blk * d->stride);
+        if (d->leaf) {
+            if (frames)
+                frames[l] = (struct rio_dtype_frame){d, b, blk, rem};
+            if (at)
+                *at = start + rem;
+            return l;
+        }
+        const struct rio_dl *c = d->children ? d->children[blk] : d->child;
+        MPI_Count el = rem / c->size;
+        rem -= el * c->size;
+        if (frames)
+            frames[l] = (struct rio_dtype_frame){d, b, blk, el};
+        b = start + el * c->extent + c->off;
+        d = c;
+    }
+}
+
+/* Contract in dtype.h.  The iterator borrows dt (the caller keeps its
+ * reference until rio__dtype_iter_free).  Frames live inline for types of
+ * depth up to 16; deeper ones take one rio__malloc (RIO_E_NOMEM).  A
+ * negative start is RIO_E_ARG. */
+int rio__dtype_iter_init(struct rio_dtype_iter *it, const struct rio_dtype *dt, MPI_Count count,
+                         MPI_Offset start)
+{
+    const struct rio_dl *root = dt->root;
+    MPI_Count size = dt->info.size;
+    it->dt = dt;
+    it->count = count;
+    it->inst = 0;
+    it->pos = start;
+    it->depth = 0;
+    it->top = -1;
+    it->frames = NULL;
+    it->pend_off = it->pend_len = 0;
+    it->have_pend = 0;
+    if (start < 0) {
+        rio__err_detail("iterator start %lld is negative", (long long)start);
+        return RIO_E_ARG;
+    }
+    if (!root || count == 0 || (count > 0 && start / size >= count))
+        return 0; /* nothing to walk */
+    size_t need = (size_t)root->depth * sizeof(struct rio_dtype_frame);
+    if (need > sizeof it->inline_frames) {
+        it->frames = rio__malloc(need);
+        if (!it->frames)
+            return RIO_E_NOMEM;
+    }
+    it->depth = root->depth;
+    struct rio_dtype_frame *f = frames_of(it);
+    it->inst = start / size;
+    if (dt->info.contig) {
+        /* one run for every instance; el is the stream byte reached */
+        f[0] = (struct rio_dtype_frame){root, 0, 0, start};
+        it->top = 0;
+        return 0;
+    }
+    it->top = rio__dtype_locate(root, it->inst * dt->info.extent, start % size, f, NULL);
+    return 0;
+}
+
+/* Move the frames past a finished leaf block: up to the first level with
+ * elements left, then down to its first leaf block. */
+static void advance(struct rio_dtype_iter *it, struct rio_dtype_frame *f)
+{
+    int l = it->top - 1;
+    for (; l >= 0; l--) {
+        struct rio_dtype_frame *fr = &f[l];
+        const struct rio_dl *d = fr->dl;
+        if (++fr->el < (d->blocklens ? d->blocklens[fr->blk] : d->blocklen))
+            goto down;
+        fr->el = 0;
+        if (++fr->blk < d->nblocks)
+            goto down;
+    }
+    if (it->count >= 0 && it->inst + 1 >= it->count) {
+        it->top = -1;
+        return;
+    }
+    it->inst++;
+    f[0].base = it->inst * it->dt->info.extent + f[0].dl->off;
+    f[0].blk = 0;
+    f[0].el = 0;
+    l = 0;
+down:
+    while (!f[l].dl->leaf) {
+        const struct rio_dtype_frame *fr = &f[l];
+        const struct rio_dl *d = fr->dl;
+        const struct rio_dl *c = d->children ? d->children[fr->blk] : d->child;
+        MPI_Offset at = fr->base + (d->displs ? d->displs[fr->blk] : fr->blk * d->stride) +
+                        fr->el * c->extent + c->off;
+        f[++l] = (struct rio_dtype_frame){c, at, 0, 0};
+    }
+    it->top = l;
+}
+
+/* The next byte run (unmerged).  0 at the end. */
+static inline int raw_next(struct rio_dtype_iter *it, struct rio_dtype_frame *f, MPI_Offset *off,
+                           MPI_Offset *len)
+{
+    if (it->top < 0)
+        return 0;
+    struct rio_dtype_frame *lf = &f[it->top];
+    const struct rio_dl *d = lf->dl;
+    if (it->dt->info.contig) {
+        *off = d->off + lf->el; /* extent == size: stream byte p sits at off + p */
+        if (it->count < 0) {
+            *len = NO_LIMIT;
+            lf->el += NO_LIMIT;
+        } else {
+            *len = it->count * it->dt->info.size - lf->el;
+            it->top = -1;
+        }
+        return 1;
+    }
+    MPI_Count blk = lf->blk;
+    *off = lf->base + (d->displs ? d->displs[blk] : blk * d->stride) + lf->el;
+    *len = (d->blocklens ? d->blocklens[blk] : d->blocklen) - lf->el;
+    lf->el = 0;
+    if (++lf->blk >= d->nblocks)
+        advance(it, f);
+    return 1;
+}
+
+/* Contract in dtype.h.  max_bytes <= 0 means no limit (regions are then
+ * capped at 2^60 bytes, which only an unbounded contiguous stream reaches). */
+int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
+                         MPI_Offset *len)
+{
+    MPI_Offset lim = max_bytes > 0 ? max_bytes : NO_LIMIT;
+    struct rio_dtype_frame *f = frames_of(it);
+    if (!it->have_pend) {
+        if (!raw_next(it, f, &it->pend_off, &it->pend_len))
+            return 0;
+        it->have_pend = 1;
+    }
+    while (it->pend_len < lim && it->top >= 0) {
+        MPI_Offset o, l;
+        raw_next(it, f, &o, &l);
+        if (o == it->pend_off + it->pend_len) {
+            it->pend_len += l;
+        } else {
+            *off = it->pend_off;
+            *len = it->pend_len;
+            it->pos += it->pend_len;
+            it->pend_off = o;
+            it->pend_len = l;
+            return 1;
+        }
+    }
+    MPI_Offset n = RIO_MIN(it->pend_len, lim);
+    *off = it->pend_off;
+    *len = n;
+    it->pos += n;
+    it->pend_off += n;
+    it->pend_len -= n;
+    it->have_pend = it->pend_len > 0;
+    return 1;
+}
+
+/* Contract in dtype.h. */
+MPI_Offset rio__dtype_iter_pos(const struct rio_dtype_iter *it)
+{
+    return it->pos;
+}
+
+/* Release the frames of a deep type's iterator; safe after a failed init
+ * and twice.  An iterator whose frames are heap-allocated must not be
+ * copied (a copy of a shallow one is independent). */
+void rio__dtype_iter_free(struct rio_dtype_iter *it)
+{
+    if (!it)
+        return;
+    free(it->frames);
+    it->frames = NULL;
+    it->top = -1;
+    it->have_pend = 0;
+}

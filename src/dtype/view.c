@@ -1,0 +1,114 @@
+/*
+ * view.c — filetypes: validity and the stream-to-file mapping of a view.
+ *
+ * A view tiles its filetype from the displacement without end; tile k
+ * starts at disp + k * extent.  Stream byte pos lies in tile pos / size at
+ * data byte pos % size of the tile, which one descent of the dataloop
+ * (rio__dtype_locate) turns into a displacement: O(depth) plus a binary
+ * search per indexed level, whatever pos is.
+ *
+ * Validity uses the facts computed at normalization: the regions of a
+ * tile increase without overlap (mono), start at or after 0 (true lb),
+ * and a tile's data ends before the next tile's begins (true ub <= extent
+ * + true lb).  Only when a check fails is the tile walked, to name the
+ * offending region in the error detail.
+ */
+#include "dtype_int.h"
+
+/* Regions examined to name the cause of a failed check. */
+#define SCAN_MAX (1 << 20)
+
+/* Name the first region of one tile that is negative or starts before the
+ * previous one ends.  Returns 1 when found (detail set). */
+static int name_bad_region(const struct rio_dtype *ft)
+{
+    struct rio_dtype_iter it;
+    MPI_Offset off, len, prev_end = 0;
+    long long k = 0;
+    int found = 0;
+    if (rio__dtype_iter_init(&it, ft, 1, 0))
+        return 0;
+    while (!found && k < SCAN_MAX && rio__dtype_iter_next(&it, 0, &off, &len)) {
+        if (off < 0) {
+            rio__err_detail("filetype region %lld is at negative displacement %lld", k,
+                            (long long)off);
+            found = 1;
+        } else if (k > 0 && off < prev_end) {
+            rio__err_detail("filetype region %lld at displacement %lld starts before region %lld "
+                            "ends at %lld (displacements must not decrease nor overlap)",
+                            k, (long long)off, k - 1, (long long)prev_end);
+            found = 1;
+        }
+        prev_end = off + len;
+        k++;
+    }
+    rio__dtype_iter_free(&it);
+    return found;
+}
+
+/* Contract in dtype.h: 0 or RIO_E_FILETYPE with a detail. */
+int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio_dtype *etype)
+{
+    const struct rio_dl *r = filetype->root;
+    MPI_Count fsize = filetype->info.size, esize = etype->info.size;
+    MPI_Aint extent = filetype->info.extent;
+    if (esize <= 0) {
+        rio__err_detail("etype holds no data");
+        return RIO_E_FILETYPE;
+    }
+    if (!r || fsize <= 0) {
+        rio__err_detail("filetype holds no data");
+        return RIO_E_FILETYPE;
+    }
+    if (fsize % esize != 0) {
+        rio__err_detail("filetype size %lld is not a multiple of the etype size %lld",
+                        (long long)fsize, (long long)esize);
+        return RIO_E_FILETYPE;
+    }
+    if (!r->mono || r->tlb < 0) {
+        if (!name_bad_region(filetype)) {
+            if (r->tlb < 0)
+                rio__err_detail("filetype has data at negative displacement %lld",
+                                (long long)r->tlb);
+            else
+                rio__err_detail("filetype displacements decrease or overlap");
+        }
+        return RIO_E_FILETYPE;
+    }
+    if (extent <= 0 || r->tub > extent + r->tlb) {
+        rio__err_detail("consecutive filetype tiles overlap: a tile's data spans displacements "
+                        "%lld..%lld but the extent is %lld",
+                        (long long)r->tlb, (long long)r->tub, (long long)extent);
+        return RIO_E_FILETYPE;
+    }
+    return 0;
+}
+
+/* Contract in dtype.h: file offset of stream byte pos of the view. */
+MPI_Offset rio__dtype_view_offset(const struct rio_dtype *ft, MPI_Offset disp, MPI_Offset pos)
+{
+    const struct rio_dl *r = ft->root;
+    MPI_Offset size = ft->info.size, at = 0;
+    if (!r || size <= 0)
+        return disp;
+    MPI_Offset tile = pos / size, rem = pos % size;
+    if (rem < 0) {
+        tile--;
+        rem += size;
+    }
+    if (ft->info.contig)
+        at = r->off + rem;
+    else
+        rio__dtype_locate(r, 0, rem, NULL, &at);
+    return disp + tile * ft->info.extent + at;
+}
+
+/* Contract in dtype.h: first and one-past-last file bytes of len stream
+ * bytes from pos; the filetype must have passed rio__dtype_check_filetype
+ * (its mapping is then nondecreasing). */
+void rio__dtype_view_extent(const struct rio_dtype *ft, MPI_Offset disp, MPI_Offset pos,
+                            MPI_Offset len, MPI_Offset *first, MPI_Offset *end)
+{
+    *first = rio__dtype_view_offset(ft, disp, pos);
+    *end = len > 0 ? rio__dtype_view_offset(ft, disp, pos + len - 1) + 1 : *first;
+}
