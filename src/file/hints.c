@@ -50,6 +50,7 @@ static const struct key keys[] = {
     {"resonio_strategy", K_STR, F(strategy), 0},
     {"resonio_ranks_per_node", K_INT, F(ranks_per_node), 0},
     {"resonio_fault", K_STR, F(fault), 1},
+    {"resonio_uring", K_TRI, F(uring), 0},
 };
 #undef F
 

@@ -101,10 +101,20 @@ struct rio_store {
  *  its prefix (pointer into name).  Returns NULL for an unknown prefix. */
 const struct rio_store_ops *rio__store_find(const char *name, const char **path_out);
 
-/** Open: finds the driver, allocates nothing beyond the driver's state. */
+/** Open: finds the driver, allocates nothing beyond the driver's state.
+ *  Sets st->ops, priv, hints (borrowed: must outlive the open file) and
+ *  resets the scratch fields; st->stats is the caller's to set.  On failure
+ *  st->ops is NULL and rio__store_close is a harmless no-op.  Errors:
+ *  RIO_E_DRIVER for a prefix of a driver not in this build, -errno from
+ *  open(2), RIO_E_ARG for a bad fault spec, RIO_E_NOMEM.  The posix driver
+ *  drops O_APPEND (pwrite would ignore its offset; the file layer places
+ *  the file pointers at the end itself). */
 int rio__store_open(struct rio_store *st, const char *name, int oflags, mode_t perm,
                     struct rio_hints *hints);
+/** Close the driver's file and free the scratch buffer; returns the first
+ *  error (everything is released regardless). */
 int rio__store_close(struct rio_store *st);
+/** Delete the named file (prefix handled as by open); -ENOENT if absent. */
 int rio__store_remove(const char *name, const struct rio_hints *hints);
 
 /** A buffer of at least len bytes for one call on st: the file's reusable

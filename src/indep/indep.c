@@ -1,0 +1,307 @@
+/*
+ * indep.c — independent requests: the pair cursor, the chooser, and the
+ * contiguous and one-call-per-region methods.
+ *
+ * A request is served by walking the memory and file sides together (the
+ * pair cursor, see indep_int.h), so no offset list is ever built for the
+ * whole request.  contig and posix are one loop here: pairs that follow
+ * one another in the file are gathered into one iovec array (memory pieces
+ * that also touch are merged) and go out as one pread/pwrite or
+ * preadv/pwritev; a gap in the file starts the next call.  contig is what
+ * the chooser picks when the whole request is one file region, so it makes
+ * one call (or one per IOV_MAX memory pieces); posix is the same loop on a
+ * noncontiguous view, one call per file region.  The other methods live in
+ * sieve.c and list.c.
+ *
+ * The chooser looks only at the shape: the filetype's size and region
+ * count per tile (from the decoded type, not from walking the request) and
+ * the first and last file byte of the request (two seeks in the view).
+ * Sieving trades one storage call per region for moving the holes too: a
+ * read window moves the holes once, a write window reads the whole window
+ * and writes it back.  So with mean region r and density d, reads sieve
+ * when the hole per region r(1/d - 1) is at most SIEVE_READ_HOLE, writes
+ * when r(2/d - 1) is at most SIEVE_WRITE_COST.  Calibrated with
+ * tools/micro/indep_bench.c (resonio-micro-indep, 2 MiB per request, ms,
+ * best of 3; per-region = the posix method, the list and dtype methods
+ * within 5% of it):
+ *
+ *                           ext4            tmpfs
+ *   region dens op   per-region sieve  per-region sieve
+ *      64  0.10 read     20.57   1.95     21.87   3.56
+ *      64  0.10 write   140.05   3.72     28.83   5.34
+ *     512  0.10 write    17.90   3.55      3.85   4.57
+ *     512  0.25 write    19.03   1.36      3.67   1.50
+ *    4096  0.10 read      1.11   1.40      1.12   2.68
+ *    4096  0.25 read      1.14   0.53      1.10   0.79
+ *    4096  0.25 write     2.63   0.99      0.54   1.51
+ *    4096  0.90 write     2.41   0.40      0.65   0.48
+ *   16384  0.25 read      0.87   0.65      0.90   0.78
+ *   16384  0.10 read      0.85   1.38      0.91   2.65
+ *   16384  0.50 write     0.77   0.53      0.30   0.78
+ *   16384  0.90 write     0.73   0.35      0.32   0.48
+ *
+ * Reads break even near a 40 KiB hole per region on both.  Writes break
+ * even near r(2/d - 1) = 60 KiB on ext4 but 8 KiB on tmpfs (small writes
+ * cost ~4 us on ext4, <1 us on tmpfs); 16 KiB sits between, leaning to the
+ * cheaper-to-lose side because a sieved write also holds a lock that other
+ * writers wait on.  Regions of 256 KiB and more gain nothing from batching
+ * and go one call each.  Everything else is datatype I/O, which measured
+ * the same as list I/O on the posix driver.
+ */
+#include "indep_int.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define IOV_BATCH 1024
+#define POSIX_MIN_REGION ((MPI_Offset)256 << 10)
+#define SIEVE_READ_HOLE 32768.0   /* r(1/d - 1) */
+#define SIEVE_WRITE_COST 16384.0  /* r(2/d - 1) */
+
+/* ---- the pair cursor ---------------------------------------------------- */
+
+int rio__indep_pairs_init(struct rio_pairs *c, const struct rio_indep_req *req)
+{
+    int rc;
+    memset(c, 0, sizeof *c);
+    c->buf = req->buf;
+    c->disp = req->disp;
+    c->left = req->nbytes;
+    rc = rio__dtype_iter_init(&c->fit, req->filetype, -1, req->file_start);
+    if (rc)
+        return rc;
+    c->fit_live = 1;
+    rc = rio__dtype_iter_init(&c->mit, req->memtype, req->memcount, 0);
+    if (rc)
+        return rc;
+    c->mit_live = 1;
+    return 0;
+}
+
+void rio__indep_pairs_free(struct rio_pairs *c)
+{
+    if (c->fit_live)
+        rio__dtype_iter_free(&c->fit);
+    if (c->mit_live)
+        rio__dtype_iter_free(&c->mit);
+    c->fit_live = c->mit_live = 0;
+}
+
+int rio__indep_pairs_region(struct rio_pairs *c, int file, MPI_Offset max, MPI_Offset *off,
+                            MPI_Offset *len)
+{
+    MPI_Offset *roff = file ? &c->foff : &c->moff, *rlen = file ? &c->flen : &c->mlen;
+    if (*rlen == 0) {
+        MPI_Offset o, l;
+        do {
+            if (!rio__dtype_iter_next(file ? &c->fit : &c->mit, max, &o, &l))
+                return 0;
+        } while (l == 0);
+        *roff = file ? c->disp + o : o;
+        *rlen = l;
+        if (file)
+            c->fregions++;
+    }
+    *off = *roff;
+    *len = RIO_MIN(*rlen, max);
+    *roff += *len;
+    *rlen -= *len;
+    return 1;
+}
+
+int rio__indep_pairs_peek(struct rio_pairs *c, MPI_Offset *foff, char **mem, MPI_Offset *len)
+{
+    MPI_Offset o, l;
+    if (c->left <= 0)
+        return 0;
+    if (c->flen == 0) {
+        do {
+            if (!rio__dtype_iter_next(&c->fit, c->left, &o, &l)) {
+                rio__err_detail("the file view ends before the request does");
+                return RIO_E_FILETYPE;
+            }
+        } while (l == 0);
+        c->foff = c->disp + o;
+        c->flen = l;
+        c->fregions++;
+    }
+    if (c->mlen == 0) {
+        do {
+            if (!rio__dtype_iter_next(&c->mit, c->left, &o, &l)) {
+                rio__err_detail("the memory buffer holds fewer bytes than the request moves");
+                return RIO_E_ARG;
+            }
+        } while (l == 0);
+        c->moff = o;
+        c->mlen = l;
+    }
+    *foff = c->foff;
+    *mem = c->buf + c->moff;
+    *len = RIO_MIN(RIO_MIN(c->flen, c->mlen), c->left);
+    return 1;
+}
+
+void rio__indep_pairs_take(struct rio_pairs *c, MPI_Offset n)
+{
+    c->foff += n;
+    c->flen -= n;
+    c->moff += n;
+    c->mlen -= n;
+    c->left -= n;
+    c->pos += n;
+}
+
+/* ---- contig and posix -------------------------------------------------- */
+
+int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, long long *reqs)
+{
+    struct iovec iov[IOV_BATCH];
+    struct rio_store *st = req->st;
+    int rc = 0;
+
+    for (;;) {
+        MPI_Offset start = 0, tot = 0, fo, len, pos0 = c->pos;
+        char *mp;
+        int k = 0;
+        while ((rc = rio__indep_pairs_peek(c, &fo, &mp, &len)) > 0) {
+            if (k > 0 && fo != start + tot)
+                break; /* a gap in the file: next call */
+            if (k > 0 && (char *)iov[k - 1].iov_base + iov[k - 1].iov_len == mp) {
+                iov[k - 1].iov_len += (size_t)len;
+            } else {
+                if (k == IOV_BATCH)
+                    break;
+                if (k == 0)
+                    start = fo;
+                iov[k].iov_base = mp;
+                iov[k].iov_len = (size_t)len;
+                k++;
+            }
+            tot += len;
+            rio__indep_pairs_take(c, len);
+        }
+        if (rc < 0) {
+            c->pos = pos0;
+            break;
+        }
+        if (k == 0)
+            break;
+        MPI_Offset got = tot;
+        if (req->write)
+            rc = k == 1 ? rio__store_pwrite_full(st, iov[0].iov_base, iov[0].iov_len, start)
+                        : rio__store_pwritev_full(st, iov, k, start);
+        else
+            rc = k == 1 ? rio__store_pread_full(st, iov[0].iov_base, iov[0].iov_len, start, &got)
+                        : rio__store_preadv_full(st, iov, k, start, &got);
+        (*reqs)++;
+        if (rc || got < tot) { /* error, or end of file */
+            c->pos = pos0 + (rc && req->write ? 0 : got);
+            break;
+        }
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- choosing ------------------------------------------------------------ */
+
+enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
+{
+    const struct rio_hints *h = req->st ? req->st->hints : NULL;
+    if (h && h->indep_method != RIO_INDEP_AUTO)
+        return h->indep_method;
+    if (req->nbytes <= 0)
+        return RIO_INDEP_CONTIG;
+    const struct rio_dtype_info *fi = rio__dtype_info(req->filetype);
+    if (fi->contig || fi->size <= 0 || fi->regions <= 0)
+        return RIO_INDEP_CONTIG;
+    MPI_Offset first, end;
+    rio__dtype_view_extent(req->filetype, req->disp, req->file_start, req->nbytes, &first, &end);
+    MPI_Offset span = end - first;
+    if (span <= req->nbytes)
+        return RIO_INDEP_CONTIG; /* the request is one file region */
+
+    enum rio_tristate ds = !h ? RIO_AUTO : req->write ? h->romio_ds_write : h->romio_ds_read;
+    if (ds == RIO_ENABLE)
+        return RIO_INDEP_SIEVE; /* ROMIO: enable means sieve noncontiguous access */
+    double mean = (double)fi->size / (double)fi->regions;
+    double density = (double)req->nbytes / (double)span;
+    if (mean >= (double)POSIX_MIN_REGION)
+        return RIO_INDEP_POSIX;
+    if (ds != RIO_DISABLE) {
+        double extra = req->write ? mean * (2.0 / density - 1.0) : mean * (1.0 / density - 1.0);
+        if (extra <= (req->write ? SIEVE_WRITE_COST : SIEVE_READ_HOLE))
+            return RIO_INDEP_SIEVE;
+    }
+    return RIO_INDEP_DTYPE;
+}
+
+/* ---- the request ---------------------------------------------------------- */
+
+static int check_req(const struct rio_indep_req *req)
+{
+    if (!req->st || !req->st->ops || !req->memtype || !req->filetype || req->nbytes < 0 ||
+        req->file_start < 0 || req->memcount < 0)
+        return RIO_E_ARG;
+    const struct rio_dtype_info *mi = rio__dtype_info(req->memtype);
+    const struct rio_dtype_info *fi = rio__dtype_info(req->filetype);
+    if (req->nbytes > 0 && fi->size <= 0) {
+        rio__err_detail("the filetype holds no data");
+        return RIO_E_FILETYPE;
+    }
+    if (mi->size > 0 && req->memcount > INT64_MAX / mi->size)
+        return RIO_E_OVERFLOW;
+    if (req->nbytes > (MPI_Offset)(req->memcount * mi->size)) {
+        rio__err_detail("request of %lld bytes from a buffer of %lld", (long long)req->nbytes,
+                        (long long)(req->memcount * mi->size));
+        return RIO_E_ARG;
+    }
+    return 0;
+}
+
+int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done)
+{
+    struct rio_pairs c;
+    rio_stats *stats = req->st ? req->st->stats : NULL;
+    long long reqs = 0;
+    int rc;
+
+    *done = 0;
+    rc = check_req(req);
+    if (rc || req->nbytes == 0)
+        return rc;
+    enum rio_indep_method m = rio__indep_choose(req);
+    rc = rio__indep_pairs_init(&c, req);
+    if (rc)
+        goto out;
+    switch (m) {
+    case RIO_INDEP_CONTIG:
+    case RIO_INDEP_POSIX:
+        rc = rio__indep_by_regions(req, &c, &reqs);
+        if (stats) {
+            if (m == RIO_INDEP_CONTIG)
+                stats->req_contig += reqs;
+            else
+                stats->req_posix += reqs;
+        }
+        break;
+    case RIO_INDEP_SIEVE:
+        rc = rio__indep_sieve(req, &c);
+        break;
+    case RIO_INDEP_LIST:
+        rc = rio__indep_list(req, &c);
+        break;
+    case RIO_INDEP_DTYPE:
+    case RIO_INDEP_AUTO:
+        rc = rio__indep_dtype(req, &c);
+        break;
+    default:
+        rio__err_detail("unknown independent method %d", (int)m);
+        rc = RIO_E_ARG;
+    }
+    *done = c.pos;
+    if (stats)
+        stats->regions += c.fregions;
+out:
+    rio__indep_pairs_free(&c);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/*
+ * indep_int.h — what the files of src/indep share: the pair cursor and the
+ * method entry points.
+ *
+ * The pair cursor walks the memory side (memcount instances of memtype
+ * over buf) and the file side (the view from stream byte file_start) with
+ * one dataloop iterator each and yields pairs (file offset, memory address,
+ * length) contiguous on both sides, in stream order: each pair is the
+ * shorter of the two current region remainders.  peek shows the current
+ * pair without consuming it; take consumes any prefix of it, so a method
+ * may cut a pair at a window or batch boundary.
+ */
+#ifndef RIO_INDEP_INT_H
+#define RIO_INDEP_INT_H
+
+#include "indep.h"
+
+struct rio_pairs {
+    struct rio_dtype_iter fit, mit;
+    int fit_live, mit_live;
+    char *buf;
+    MPI_Offset disp;
+    MPI_Offset foff, flen;   /* current file region remainder (absolute offset) */
+    MPI_Offset moff, mlen;   /* current memory region remainder (from buf) */
+    MPI_Offset left;         /* stream bytes not yet taken */
+    MPI_Offset pos;          /* stream bytes taken (and, once a method returns,
+                                moved), counted from the start of the request */
+    long long fregions;      /* file regions started (for the stats) */
+};
+
+/** Position a cursor at the start of req.  Errors: RIO_E_NOMEM. */
+int rio__indep_pairs_init(struct rio_pairs *c, const struct rio_indep_req *req);
+/** The current pair: 1 with *foff, *mem, *len set; 0 when all nbytes are
+ *  taken; RIO_E_ARG if the memory side holds fewer than nbytes bytes. */
+int rio__indep_pairs_peek(struct rio_pairs *c, MPI_Offset *foff, char **mem, MPI_Offset *len);
+/** Consume n bytes (0 < n <= the current pair's length). */
+void rio__indep_pairs_take(struct rio_pairs *c, MPI_Offset n);
+/** Next raw region of one side, for methods that flatten the sides
+ *  separately (list I/O): the remainder of the current region first.
+ *  file != 0 for the file side.  Returns 1 or 0 at the end of that side
+ *  (max bounds the length). */
+int rio__indep_pairs_region(struct rio_pairs *c, int file, MPI_Offset max, MPI_Offset *off,
+                            MPI_Offset *len);
+void rio__indep_pairs_free(struct rio_pairs *c);
+
+/* Methods.  Each moves the rest of the request from the cursor's position,
+ * leaves in c->pos the stream bytes moved (for a read that meets end of
+ * file, the prefix read; nothing after it is touched) and returns 0 or a
+ * negative code.  Counters in req->st->stats are updated. */
+int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, long long *reqs);
+int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c);
+int rio__indep_list(const struct rio_indep_req *req, struct rio_pairs *c);
+int rio__indep_dtype(const struct rio_indep_req *req, struct rio_pairs *c);
+
+/* Largest batch of pairs a list or datatype request carries. */
+#define RIO_INDEP_BATCH 1024
+
+#endif /* RIO_INDEP_INT_H */

@@ -1,0 +1,144 @@
+/*
+ * sieve.c — data sieving (datatype-io.txt §II-B).
+ *
+ * Reads: a window of ind_rd_buffer_size bytes starting at the next wanted
+ * file byte (so large holes are skipped, not read) and ending no later than
+ * the last byte of the request is read in one call; the pairs that fall in
+ * it are copied out; repeat.  A window cut short by end of file ends the
+ * request at the first byte not read.
+ *
+ * Writes: the same windows, ind_wr_buffer_size long, under an exclusive
+ * byte-range lock (when the driver has locks): read the window (bytes past
+ * end of file are zero, as the file would read after the write), copy the
+ * pairs in, write back from the window start to the last byte written, and
+ * unlock.  The lock keeps another process's writes to the holes of the
+ * window from being undone by the write-back.
+ *
+ * A file opened write-only cannot be read: a write window whose read fails
+ * with EBADF ends sieving, and the rest of the request goes by datatype I/O.
+ * The window buffer is the file's scratch buffer, reused across calls.
+ */
+#include "indep_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define DEFAULT_RD_WINDOW ((long long)4 << 20)
+#define DEFAULT_WR_WINDOW ((long long)512 << 10)
+
+static MPI_Offset window_size(const struct rio_indep_req *req, MPI_Offset span)
+{
+    const struct rio_hints *h = req->st->hints;
+    long long w = req->write ? (h ? h->ind_wr_buffer_size : 0) : (h ? h->ind_rd_buffer_size : 0);
+    if (w <= 0)
+        w = req->write ? DEFAULT_WR_WINDOW : DEFAULT_RD_WINDOW;
+    return RIO_MAX(1, RIO_MIN((MPI_Offset)w, span));
+}
+
+static int sieve_read(const struct rio_indep_req *req, struct rio_pairs *c, char *win,
+                      MPI_Offset wsize, MPI_Offset end, long long *reqs)
+{
+    MPI_Offset fo, len;
+    char *mp;
+    int rc;
+    while ((rc = rio__indep_pairs_peek(c, &fo, &mp, &len)) > 0) {
+        MPI_Offset ws = fo, we = RIO_MIN(ws + wsize, end), got = 0;
+        rc = rio__store_pread_full(req->st, win, (size_t)(we - ws), ws, &got);
+        (*reqs)++;
+        if (rc)
+            return rc;
+        while ((rc = rio__indep_pairs_peek(c, &fo, &mp, &len)) > 0 && fo < we) {
+            MPI_Offset n = RIO_MIN(len, we - fo), avail = ws + got - fo;
+            if (avail < n) { /* end of file */
+                if (avail > 0) {
+                    memcpy(mp, win + (fo - ws), (size_t)avail);
+                    rio__indep_pairs_take(c, avail);
+                }
+                return 0;
+            }
+            memcpy(mp, win + (fo - ws), (size_t)n);
+            rio__indep_pairs_take(c, n);
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return rc;
+}
+
+/* Returns 1 when the file cannot be read (write-only): the caller goes on
+ * another way from the cursor's position. */
+static int sieve_write(const struct rio_indep_req *req, struct rio_pairs *c, char *win,
+                       MPI_Offset wsize, MPI_Offset end, long long *reqs)
+{
+    struct rio_store *st = req->st;
+    MPI_Offset fo, len;
+    char *mp;
+    int rc;
+    while ((rc = rio__indep_pairs_peek(c, &fo, &mp, &len)) > 0) {
+        MPI_Offset ws = fo, we = RIO_MIN(ws + wsize, end), got = 0, last = ws;
+        MPI_Offset pos0 = c->pos;
+        int locked = 0;
+        if (st->ops->lock) {
+            rc = st->ops->lock(st, ws, we - ws, 1);
+            if (rc)
+                return rc;
+            locked = 1;
+        }
+        rc = rio__store_pread_full(st, win, (size_t)(we - ws), ws, &got);
+        (*reqs)++;
+        if (rc == -EBADF)
+            rc = 1;
+        if (rc)
+            goto unlock;
+        if (got < we - ws)
+            memset(win + got, 0, (size_t)(we - ws - got));
+        while ((rc = rio__indep_pairs_peek(c, &fo, &mp, &len)) > 0 && fo < we) {
+            MPI_Offset n = RIO_MIN(len, we - fo);
+            memcpy(win + (fo - ws), mp, (size_t)n);
+            rio__indep_pairs_take(c, n);
+            last = fo + n;
+        }
+        if (rc >= 0) {
+            rc = rio__store_pwrite_full(st, win, (size_t)(last - ws), ws);
+            (*reqs)++;
+        }
+        if (rc)
+            c->pos = pos0;
+    unlock:
+        if (locked) {
+            int urc = st->ops->unlock(st, ws, we - ws);
+            if (!rc)
+                rc = urc;
+        }
+        if (rc)
+            return rc;
+    }
+    return rc;
+}
+
+int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
+{
+    MPI_Offset first, end;
+    long long reqs = 0;
+    char *win = NULL;
+    int rc;
+
+    if (c->left <= 0)
+        return 0;
+    rio__dtype_view_extent(req->filetype, req->disp, req->file_start + c->pos, c->left, &first,
+                           &end);
+    MPI_Offset wsize = window_size(req, end - first);
+    win = rio__store_scratch_get(req->st, (size_t)wsize);
+    if (!win)
+        return RIO_E_NOMEM;
+    if (req->write)
+        rc = sieve_write(req, c, win, wsize, end, &reqs);
+    else
+        rc = sieve_read(req, c, win, wsize, end, &reqs);
+    rio__store_scratch_put(req->st, win);
+    if (req->st->stats)
+        req->st->stats->req_sieve += reqs;
+    if (rc == 1) /* write-only file: no sieving */
+        rc = rio__indep_dtype(req, c);
+    return rc;
+}

@@ -1,0 +1,438 @@
+/*
+ * store.c — the driver-independent half of the storage layer.
+ *
+ * Drivers are found by the prefix of the file name, as ROMIO does it:
+ * "posix:" (and ROMIO's "ufs:", "nfs:", "lustre:", which this build serves
+ * with the posix driver) and "fault:".  A name whose text before the first
+ * colon is not a driver we know is an ordinary path for the posix driver,
+ * so "run:3/out.dat" works; only prefixes of drivers that exist elsewhere
+ * but not in this build ("emu:", "pvfs2:", ...) are refused.
+ *
+ * Drivers may move fewer bytes than asked and may fail with -EINTR; the
+ * *_full helpers here loop until the transfer is complete, the file ends
+ * (reads) or a real error occurs.  Each storage call is capped at 1 GiB,
+ * below every kernel's per-call limit, so transfers beyond 2 GiB work.
+ * The helpers are also the one place where bytes moved and time spent in
+ * storage are added to the file's counters.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XFER_CAP ((size_t)1 << 30)      /* bytes per storage call */
+#define IOV_BATCH 1024                  /* iovecs per vectored call (IOV_MAX on Linux) */
+#define SCRATCH_KEEP ((size_t)64 << 20) /* larger scratch buffers are not kept */
+
+struct prefix {
+    const char *prefix;
+    const struct rio_store_ops *ops; /* NULL: known, not in this build */
+};
+
+static const struct prefix prefixes[] = {
+    {"posix:", &rio__store_posix},
+    {"ufs:", &rio__store_posix},
+    {"nfs:", &rio__store_posix},
+    {"lustre:", &rio__store_posix},
+    {"fault:", &rio__store_fault},
+    {"emu:", NULL},
+    {"pvfs2:", NULL},
+    {"gpfs:", NULL},
+    {"daos:", NULL},
+    {"testfs:", NULL},
+};
+
+const struct rio_store_ops *rio__store_find(const char *name, const char **path_out)
+{
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t n = strlen(prefixes[i].prefix);
+        if (!strncmp(name, prefixes[i].prefix, n)) {
+            *path_out = name + n;
+            return prefixes[i].ops;
+        }
+    }
+    *path_out = name;
+    return &rio__store_posix;
+}
+
+int rio__store_open(struct rio_store *st, const char *name, int oflags, mode_t perm,
+                    struct rio_hints *hints)
+{
+    const char *path;
+    const struct rio_store_ops *ops = rio__store_find(name, &path);
+
+    st->ops = NULL;
+    st->priv = NULL;
+    st->hints = hints;
+    st->scratch = NULL;
+    st->scratch_len = 0;
+    atomic_store(&st->scratch_busy, 0);
+    if (!ops) {
+        rio__err_detail("prefix of '%s' names a driver this build does not have", name);
+        return RIO_E_DRIVER;
+    }
+    int rc = ops->open(st, path, oflags, perm, hints);
+    if (rc < 0)
+        return rc;
+    st->ops = ops;
+    return 0;
+}
+
+int rio__store_close(struct rio_store *st)
+{
+    int rc = 0;
+    if (st->ops) {
+        rc = st->ops->close(st);
+        st->ops = NULL;
+    }
+    st->priv = NULL;
+    free(st->scratch);
+    st->scratch = NULL;
+    st->scratch_len = 0;
+    return rc;
+}
+
+int rio__store_remove(const char *name, const struct rio_hints *hints)
+{
+    const char *path;
+    const struct rio_store_ops *ops = rio__store_find(name, &path);
+    if (!ops) {
+        rio__err_detail("prefix of '%s' names a driver this build does not have", name);
+        return RIO_E_DRIVER;
+    }
+    return ops->remove(path, hints);
+}
+
+void *rio__store_scratch_get(struct rio_store *st, size_t len)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&st->scratch_busy, &expect, 1))
+        return rio__malloc(len);
+    if (st->scratch_len < len) {
+        free(st->scratch);
+        st->scratch = rio__malloc(len);
+        st->scratch_len = st->scratch ? len : 0;
+        if (!st->scratch) {
+            atomic_store(&st->scratch_busy, 0);
+            return NULL;
+        }
+    }
+    return st->scratch;
+}
+
+void rio__store_scratch_put(struct rio_store *st, void *p)
+{
+    if (!p)
+        return;
+    if (p != st->scratch) {
+        free(p);
+        return;
+    }
+    if (st->scratch_len > SCRATCH_KEEP) {
+        free(st->scratch);
+        st->scratch = NULL;
+        st->scratch_len = 0;
+    }
+    atomic_store(&st->scratch_busy, 0);
+}
+
+unsigned rio__store_notes(struct rio_store *st)
+{
+    return st->ops && st->ops->notes ? st->ops->notes(st) : 0;
+}
+
+/* ---- accounting ------------------------------------------------------- */
+
+static void account(struct rio_store *st, double t0, MPI_Offset bytes)
+{
+    if (st->stats) {
+        st->stats->bytes_accessed += bytes;
+        st->stats->time_storage += rio__now() - t0;
+    }
+}
+
+static int range_ok(MPI_Offset off, uint64_t len)
+{
+    return off >= 0 && len <= (uint64_t)INT64_MAX && (uint64_t)off <= (uint64_t)INT64_MAX - len;
+}
+
+/* ---- contiguous ------------------------------------------------------- */
+
+static int xfer_full(struct rio_store *st, int wr, char *buf, size_t len, MPI_Offset off,
+                     size_t *moved)
+{
+    size_t got = 0;
+    int rc = 0;
+    while (got < len) {
+        size_t n = RIO_MIN(len - got, XFER_CAP);
+        ssize_t r = wr ? st->ops->pwrite(st, buf + got, n, off + (MPI_Offset)got)
+                       : st->ops->pread(st, buf + got, n, off + (MPI_Offset)got);
+        if (r == -EINTR)
+            continue;
+        if (r < 0) {
+            rc = (int)r;
+            break;
+        }
+        if (r == 0) {
+            if (wr)
+                rc = RIO_E_SHORT;
+            break;
+        }
+        got += (size_t)r;
+    }
+    *moved = got;
+    return rc;
+}
+
+int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
+                          MPI_Offset *done)
+{
+    size_t got = 0;
+    int rc = RIO_E_OVERFLOW;
+    double t0 = rio__now();
+    if (range_ok(off, len))
+        rc = xfer_full(st, 0, buf, len, off, &got);
+    account(st, t0, (MPI_Offset)got);
+    if (done)
+        *done = (MPI_Offset)got;
+    return rc;
+}
+
+int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    size_t got = 0;
+    int rc = RIO_E_OVERFLOW;
+    double t0 = rio__now();
+    if (range_ok(off, len))
+        rc = xfer_full(st, 1, (char *)buf, len, off, &got);
+    account(st, t0, (MPI_Offset)got);
+    return rc;
+}
+
+/* ---- vectored --------------------------------------------------------- */
+
+/* Position in an iovec array: element idx, byte intra within it. */
+struct iov_pos {
+    int idx;
+    size_t intra;
+};
+
+static void iov_advance(const struct iovec *iov, int cnt, struct iov_pos *p, size_t n)
+{
+    while (p->idx < cnt && (n > 0 || iov[p->idx].iov_len == p->intra)) {
+        size_t rest = iov[p->idx].iov_len - p->intra;
+        if (n < rest) {
+            p->intra += n;
+            return;
+        }
+        n -= rest;
+        p->idx++;
+        p->intra = 0;
+    }
+}
+
+/* Copy the next at most IOV_BATCH pieces, at most XFER_CAP bytes, from p
+ * into loc.  Returns the piece count (0 when nothing is left). */
+static int iov_batch(const struct iovec *iov, int cnt, struct iov_pos p, struct iovec *loc,
+                     size_t *total)
+{
+    int k = 0;
+    size_t tot = 0;
+    while (p.idx < cnt && k < IOV_BATCH && tot < XFER_CAP) {
+        size_t l = iov[p.idx].iov_len - p.intra;
+        if (l > XFER_CAP - tot)
+            l = XFER_CAP - tot;
+        if (l) {
+            loc[k].iov_base = (char *)iov[p.idx].iov_base + p.intra;
+            loc[k].iov_len = l;
+            k++;
+            tot += l;
+        }
+        p.idx++;
+        p.intra = 0;
+    }
+    *total = tot;
+    return k;
+}
+
+static int xferv_full(struct rio_store *st, int wr, const struct iovec *iov, int iovcnt,
+                      MPI_Offset off, size_t *moved)
+{
+    struct iovec loc[IOV_BATCH];
+    struct iov_pos p = {0, 0};
+    size_t got = 0, tot;
+    int rc = 0, k;
+
+    while ((k = iov_batch(iov, iovcnt, p, loc, &tot)) > 0) {
+        ssize_t r;
+        MPI_Offset at = off + (MPI_Offset)got;
+        if (k == 1 || !(wr ? st->ops->pwritev : st->ops->preadv))
+            r = wr ? st->ops->pwrite(st, loc[0].iov_base, loc[0].iov_len, at)
+                   : st->ops->pread(st, loc[0].iov_base, loc[0].iov_len, at);
+        else
+            r = wr ? st->ops->pwritev(st, loc, k, at) : st->ops->preadv(st, loc, k, at);
+        if (r == -EINTR)
+            continue;
+        if (r < 0) {
+            rc = (int)r;
+            break;
+        }
+        if (r == 0) {
+            if (wr)
+                rc = RIO_E_SHORT;
+            break;
+        }
+        got += (size_t)r;
+        iov_advance(iov, iovcnt, &p, (size_t)r);
+    }
+    *moved = got;
+    return rc;
+}
+
+static int iov_total(const struct iovec *iov, int iovcnt, uint64_t *total)
+{
+    uint64_t t = 0;
+    if (iovcnt < 0)
+        return RIO_E_ARG;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len > (uint64_t)INT64_MAX - t)
+            return RIO_E_OVERFLOW;
+        t += iov[i].iov_len;
+    }
+    *total = t;
+    return 0;
+}
+
+int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
+                           MPI_Offset *done)
+{
+    size_t got = 0;
+    uint64_t total;
+    double t0 = rio__now();
+    int rc = iov_total(iov, iovcnt, &total);
+    if (!rc)
+        rc = range_ok(off, total) ? xferv_full(st, 0, iov, iovcnt, off, &got) : RIO_E_OVERFLOW;
+    account(st, t0, (MPI_Offset)got);
+    if (done)
+        *done = (MPI_Offset)got;
+    return rc;
+}
+
+int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off)
+{
+    size_t got = 0;
+    uint64_t total;
+    double t0 = rio__now();
+    int rc = iov_total(iov, iovcnt, &total);
+    if (!rc)
+        rc = range_ok(off, total) ? xferv_full(st, 1, iov, iovcnt, off, &got) : RIO_E_OVERFLOW;
+    account(st, t0, (MPI_Offset)got);
+    return rc;
+}
+
+/* ---- list I/O --------------------------------------------------------- */
+
+static int list_check(const struct rio_region *file, const struct iovec *mem, int n,
+                      MPI_Offset *total)
+{
+    MPI_Offset t = 0;
+    if (n < 0)
+        return RIO_E_ARG;
+    for (int i = 0; i < n; i++) {
+        if (file[i].len < 0 || (uint64_t)file[i].len != mem[i].iov_len ||
+            !range_ok(file[i].off, (uint64_t)file[i].len) || file[i].len > INT64_MAX - t) {
+            rio__err_detail("list I/O region %d is malformed", i);
+            return RIO_E_ARG;
+        }
+        t += file[i].len;
+    }
+    *total = t;
+    return 0;
+}
+
+/* Per-region fallback: regions adjacent in the file go in one vectored
+ * call.  Reads report the prefix moved before the first short region. */
+static int list_by_runs(struct rio_store *st, int wr, const struct rio_region *file,
+                        const struct iovec *mem, int n, MPI_Offset *done)
+{
+    MPI_Offset moved = 0;
+    int rc = 0;
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        MPI_Offset run = file[i].len;
+        while (j < n && file[j].off == file[j - 1].off + file[j - 1].len) {
+            run += file[j].len;
+            j++;
+        }
+        size_t got = 0;
+        rc = xferv_full(st, wr, mem + i, j - i, file[i].off, &got);
+        moved += (MPI_Offset)got;
+        if (rc || (MPI_Offset)got < run)
+            break;
+        i = j;
+    }
+    *done = moved;
+    return rc;
+}
+
+int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
+                         const struct iovec *mem, int n, MPI_Offset *done)
+{
+    MPI_Offset total = 0, got = 0;
+    double t0 = rio__now();
+    int rc = list_check(file, mem, n, &total);
+    if (!rc && st->ops->read_list) {
+        do
+            rc = st->ops->read_list(st, file, mem, n, &got);
+        while (rc == -EINTR);
+    } else if (!rc) {
+        rc = list_by_runs(st, 0, file, mem, n, &got);
+    }
+    if (rc)
+        got = 0;
+    account(st, t0, got);
+    if (done)
+        *done = got;
+    return rc;
+}
+
+int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
+                          const struct iovec *mem, int n)
+{
+    MPI_Offset total = 0, got = 0;
+    double t0 = rio__now();
+    int rc = list_check(file, mem, n, &total);
+    if (!rc && st->ops->write_list) {
+        do
+            rc = st->ops->write_list(st, file, mem, n);
+        while (rc == -EINTR);
+        if (!rc)
+            got = total;
+    } else if (!rc) {
+        rc = list_by_runs(st, 1, file, mem, n, &got);
+    }
+    account(st, t0, got);
+    return rc;
+}
+
+/* ---- layout ----------------------------------------------------------- */
+
+void rio__store_layout(struct rio_store *st, struct rio_layout *out)
+{
+    if (st->ops && st->ops->layout && st->ops->layout(st, out) == 0 && out->unit > 0 &&
+        out->count > 0)
+        return;
+    const struct rio_hints *h = st->hints;
+    if (h && h->striping_unit > 0) {
+        out->unit = h->striping_unit;
+        out->count = h->striping_factor > 0 ? h->striping_factor : 1;
+        return;
+    }
+    /* One target.  The unit is only an alignment grain for whoever splits
+     * the file into domains; 1 MiB keeps it away from zero. */
+    out->unit = (long long)1 << 20;
+    out->count = 1;
+}

@@ -1,0 +1,389 @@
+/*
+ * test_store_posix.c — every operation of the posix driver on a scratch
+ * file, checked against plain read(2)/fstat(2) of the same file; driver
+ * lookup by prefix; list I/O with and without io_uring, including reads
+ * past end of file; byte-range locks seen from a second process.
+ *
+ * Usage: test_store_posix <scratch-dir>
+ */
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int npass, nfail;
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        if (cond) {                                                                      \
+            npass++;                                                                     \
+        } else {                                                                         \
+            nfail++;                                                                     \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                  \
+            printf(__VA_ARGS__);                                                         \
+            printf("\n");                                                                \
+        }                                                                                \
+    } while (0)
+
+static char dir[4096];
+
+static void path_of(char *out, size_t n, const char *name)
+{
+    snprintf(out, n, "%s/%s.%d", dir, name, (int)getpid());
+}
+
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)((i * 31u + seed * 7u + (i >> 8)) & 0xff);
+}
+
+/* Read the whole file with plain read(2). */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) < 0)
+        return NULL;
+    unsigned char *p = malloc((size_t)sb.st_size + 1);
+    size_t got = 0;
+    while (got < (size_t)sb.st_size) {
+        ssize_t r = read(fd, p + got, (size_t)sb.st_size - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    *len = got;
+    return p;
+}
+
+static void test_find(void)
+{
+    const char *rest;
+    CHECK(rio__store_find("posix:/a/b", &rest) == &rio__store_posix && !strcmp(rest, "/a/b"),
+          "posix: prefix");
+    CHECK(rio__store_find("ufs:/a", &rest) == &rio__store_posix && !strcmp(rest, "/a"), "ufs:");
+    CHECK(rio__store_find("nfs:x", &rest) == &rio__store_posix && !strcmp(rest, "x"), "nfs:");
+    CHECK(rio__store_find("fault:/f", &rest) == &rio__store_fault && !strcmp(rest, "/f"),
+          "fault:");
+    CHECK(rio__store_find("/plain/file", &rest) == &rio__store_posix &&
+              !strcmp(rest, "/plain/file"),
+          "no prefix");
+    CHECK(rio__store_find("odd:name", &rest) == &rio__store_posix && !strcmp(rest, "odd:name"),
+          "unknown text before a colon is part of the path");
+    CHECK(rio__store_find("emu:/x", &rest) == NULL, "emu: is not in this build");
+    struct rio_store st;
+    memset(&st, 0, sizeof st);
+    CHECK(rio__store_open(&st, "emu:/x", O_RDWR, 0644, NULL) == RIO_E_DRIVER, "open emu:");
+    printf("ok - driver lookup\n");
+}
+
+static void test_basic(void)
+{
+    char path[4200], name[4300];
+    struct rio_store st;
+    struct rio_hints h;
+    unsigned char buf[65536], back[65536];
+    MPI_Offset done = -1, size = -1;
+    size_t flen;
+    unsigned char *f;
+
+    memset(&st, 0, sizeof st);
+    memset(&h, 0, sizeof h);
+    path_of(path, sizeof path, "basic");
+    snprintf(name, sizeof name, "posix:%s", path);
+    unlink(path);
+    CHECK(rio__store_open(&st, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644, &h) == 0,
+          "open create");
+    CHECK(rio__store_open(&(struct rio_store){0}, name, O_RDWR | O_CREAT | O_EXCL, 0644, &h) ==
+              -EEXIST,
+          "O_EXCL on existing file gives -EEXIST");
+
+    fill(buf, sizeof buf, 1);
+    CHECK(rio__store_pwrite_full(&st, buf, 1000, 0) == 0, "pwrite_full");
+    CHECK(rio__store_pwrite_full(&st, buf + 1000, 3000, 5000) == 0, "pwrite_full with hole");
+    f = slurp(path, &flen);
+    CHECK(f && flen == 8000, "size after writes %zu", flen);
+    CHECK(f && !memcmp(f, buf, 1000) && !memcmp(f + 5000, buf + 1000, 3000), "bytes on disk");
+    int zero = 1;
+    for (size_t i = 1000; f && i < 5000; i++)
+        zero &= f[i] == 0;
+    CHECK(zero, "hole reads zero");
+    free(f);
+
+    CHECK(rio__store_pread_full(&st, back, 1000, 0, &done) == 0 && done == 1000 &&
+              !memcmp(back, buf, 1000),
+          "pread_full");
+    CHECK(rio__store_pread_full(&st, back, 4000, 6000, &done) == 0 && done == 2000 &&
+              !memcmp(back, buf + 2000, 2000),
+          "pread_full stops at EOF: %lld", (long long)done);
+    CHECK(rio__store_pread_full(&st, back, 10, 9000, &done) == 0 && done == 0,
+          "pread_full past EOF");
+
+    /* vectored */
+    struct iovec iov[3] = {{buf + 100, 10}, {buf + 300, 0}, {buf + 500, 20}};
+    CHECK(rio__store_pwritev_full(&st, iov, 3, 8000) == 0, "pwritev_full");
+    f = slurp(path, &flen);
+    CHECK(f && flen == 8030 && !memcmp(f + 8000, buf + 100, 10) &&
+              !memcmp(f + 8010, buf + 500, 20),
+          "pwritev bytes");
+    free(f);
+    memset(back, 0, sizeof back);
+    struct iovec riov[2] = {{back, 15}, {back + 100, 100}};
+    CHECK(rio__store_preadv_full(&st, riov, 2, 8000, &done) == 0 && done == 30, "preadv_full");
+    CHECK(!memcmp(back, buf + 100, 10) && !memcmp(back + 10, buf + 500, 5) &&
+              !memcmp(back + 100, buf + 505, 15),
+          "preadv bytes");
+    CHECK(riov[0].iov_len == 15 && riov[1].iov_base == back + 100, "iov not modified");
+
+    /* size, truncate, allocate, sync */
+    CHECK(st.ops->get_size(&st, &size) == 0 && size == 8030, "get_size");
+    CHECK(st.ops->set_size(&st, 100) == 0 && st.ops->get_size(&st, &size) == 0 && size == 100,
+          "set_size shrink");
+    CHECK(st.ops->set_size(&st, 20000) == 0 && st.ops->get_size(&st, &size) == 0 &&
+              size == 20000,
+          "set_size grow");
+    CHECK(st.ops->allocate(&st, 0, 1 << 20) == 0 && st.ops->get_size(&st, &size) == 0 &&
+              size == (1 << 20),
+          "allocate extends");
+    struct stat sb;
+    CHECK(stat(path, &sb) == 0 && sb.st_blocks * 512 >= (1 << 20), "allocate reserves blocks");
+    CHECK(st.ops->sync(&st) == 0, "sync");
+    CHECK(st.ops->is_direct(&st) == 0, "not direct");
+
+    struct rio_layout lo;
+    rio__store_layout(&st, &lo);
+    CHECK(lo.count == 1 && lo.unit > 0, "default layout");
+    h.striping_unit = 65536;
+    h.striping_factor = 4;
+    rio__store_layout(&st, &lo);
+    CHECK(lo.count == 4 && lo.unit == 65536, "layout from hints");
+
+    CHECK(rio__store_close(&st) == 0, "close");
+    CHECK(rio__store_remove(name, &h) == 0 && access(path, F_OK) < 0, "remove");
+    CHECK(rio__store_remove(name, &h) == -ENOENT, "remove missing gives -ENOENT");
+    CHECK(rio__store_open(&st, name, O_RDONLY, 0, &h) == -ENOENT, "open missing");
+
+    /* O_APPEND must not redirect positional writes */
+    int fd = open(path, O_CREAT | O_RDWR, 0644);
+    CHECK(fd >= 0 && write(fd, "0123456789", 10) == 10, "prepare append file");
+    close(fd);
+    CHECK(rio__store_open(&st, path, O_RDWR | O_APPEND, 0, &h) == 0, "open O_APPEND");
+    CHECK(rio__store_pwrite_full(&st, "ab", 2, 2) == 0, "positional write");
+    f = slurp(path, &flen);
+    CHECK(f && flen == 10 && !memcmp(f, "01ab456789", 10), "O_APPEND ignored for positions");
+    free(f);
+    rio__store_close(&st);
+    unlink(path);
+
+    /* read-only and write-only descriptors */
+    fd = open(path, O_CREAT | O_RDWR, 0644);
+    close(fd);
+    CHECK(rio__store_open(&st, path, O_RDONLY, 0, &h) == 0, "open rdonly");
+    CHECK(rio__store_pwrite_full(&st, "x", 1, 0) == -EBADF, "write on rdonly is -EBADF");
+    rio__store_close(&st);
+    unlink(path);
+    printf("ok - basic operations\n");
+}
+
+/* List I/O: scattered file regions with adjacent runs, scattered memory. */
+static void test_list(enum rio_tristate uring)
+{
+    char path[4200];
+    struct rio_store st;
+    struct rio_hints h;
+    enum { N = 3000 };
+    static struct rio_region file[N];
+    static struct iovec mem[N];
+    static unsigned char src[N * 64], dst[N * 64], ref[N * 200];
+    MPI_Offset off = 0, total = 0, done = -1;
+    size_t flen;
+
+    memset(&st, 0, sizeof st);
+    memset(&h, 0, sizeof h);
+    h.uring = uring;
+    path_of(path, sizeof path, uring == RIO_ENABLE ? "list_uring" : "list_runs");
+    unlink(path);
+    CHECK(rio__store_open(&st, path, O_RDWR | O_CREAT | O_CLOEXEC, 0644, &h) == 0, "open");
+    fill(src, sizeof src, 3);
+    memset(ref, 0, sizeof ref);
+    for (int i = 0; i < N; i++) {
+        MPI_Offset len = 1 + (i * 7) % 60;
+        off += (i % 3 == 0) ? 0 : 17 + i % 50; /* every third region adjacent */
+        file[i].off = off;
+        file[i].len = len;
+        mem[i].iov_base = src + (size_t)(N - 1 - i) * 64; /* memory in reverse */
+        mem[i].iov_len = (size_t)len;
+        memcpy(ref + off, mem[i].iov_base, (size_t)len);
+        off += len;
+        total += len;
+    }
+    CHECK(rio__store_write_list(&st, file, mem, N) == 0, "write_list");
+    unsigned char *f = slurp(path, &flen);
+    CHECK(f && flen == (size_t)off && !memcmp(f, ref, flen), "write_list bytes (uring=%d)",
+          uring);
+    free(f);
+
+    memset(dst, 0, sizeof dst);
+    for (int i = 0; i < N; i++)
+        mem[i].iov_base = dst + (size_t)i * 64;
+    CHECK(rio__store_read_list(&st, file, mem, N, &done) == 0 && done == total, "read_list");
+    int ok = 1;
+    for (int i = 0; i < N; i++)
+        ok &= !memcmp(dst + (size_t)i * 64, ref + file[i].off, (size_t)file[i].len);
+    CHECK(ok, "read_list bytes (uring=%d)", uring);
+
+    /* end of file inside region k: done is the prefix */
+    int k = N / 2;
+    MPI_Offset cut = file[k].off + file[k].len / 2, prefix = 0;
+    for (int i = 0; i < k; i++)
+        prefix += file[i].len;
+    prefix += cut - file[k].off;
+    CHECK(st.ops->set_size(&st, cut) == 0, "truncate");
+    memset(dst, 0xee, sizeof dst);
+    CHECK(rio__store_read_list(&st, file, mem, N, &done) == 0 && done == prefix,
+          "read_list past EOF: %lld want %lld", (long long)done, (long long)prefix);
+    ok = 1;
+    for (int i = 0; i < k; i++)
+        ok &= !memcmp(dst + (size_t)i * 64, ref + file[i].off, (size_t)file[i].len);
+    ok &= !memcmp(dst + (size_t)k * 64, ref + file[k].off, (size_t)(cut - file[k].off));
+    CHECK(ok, "read_list prefix bytes");
+
+    struct rio_region bad = {0, 5};
+    struct iovec badm = {dst, 4};
+    CHECK(rio__store_write_list(&st, &bad, &badm, 1) == RIO_E_ARG, "length mismatch refused");
+    CHECK(rio__store_write_list(&st, file, mem, 0) == 0, "empty list");
+
+    /* one run longer than IOV_MAX */
+    static struct rio_region run[2500];
+    for (int i = 0; i < 2500; i++) {
+        run[i].off = 100 + i * 3;
+        run[i].len = 3;
+        mem[i].iov_base = src + i * 5;
+        mem[i].iov_len = 3;
+    }
+    CHECK(rio__store_write_list(&st, run, mem, 2500) == 0, "long run");
+    f = slurp(path, &flen);
+    ok = f != NULL;
+    for (int i = 0; ok && i < 2500; i++)
+        ok &= !memcmp(f + 100 + i * 3, src + i * 5, 3);
+    CHECK(ok, "long run bytes");
+    free(f);
+
+    rio__store_close(&st);
+    unlink(path);
+    printf("ok - list I/O (uring=%s)\n", uring == RIO_ENABLE ? "on" : "off");
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Is any part of [off, off+len) locked against us? (len 0: to EOF) */
+static int probe_locked(int fd, off_t off, off_t len)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
+    if (fcntl(fd, F_GETLK, &fl) < 0)
+        return -1;
+    return fl.l_type != F_UNLCK;
+}
+
+static void test_locks(void)
+{
+    char path[4200];
+    struct rio_store st;
+    struct rio_hints h;
+    int pipefd[2];
+
+    memset(&st, 0, sizeof st);
+    memset(&h, 0, sizeof h);
+    path_of(path, sizeof path, "locks");
+    unlink(path);
+    CHECK(rio__store_open(&st, path, O_RDWR | O_CREAT | O_CLOEXEC, 0644, &h) == 0, "open");
+    CHECK(st.ops->lock(&st, 100, 100, 1) == 0, "lock [100,200) exclusive");
+    CHECK(st.ops->lock(&st, 1000, 0, 0) == 0, "shared lock from 1000 to EOF");
+    CHECK(st.ops->lock(&st, -1, 5, 1) == RIO_E_ARG, "negative offset refused");
+    CHECK(pipe(pipefd) == 0, "pipe");
+
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* child: probe, then block on the lock and report the wait */
+        struct rio_store cs;
+        memset(&cs, 0, sizeof cs);
+        char res[5] = {0};
+        int fd = open(path, O_RDWR);
+        res[0] = (char)('0' + probe_locked(fd, 150, 1));
+        res[1] = (char)('0' + probe_locked(fd, 250, 10));
+        res[2] = (char)('0' + probe_locked(fd, (off_t)1 << 40, 1));
+        if (rio__store_open(&cs, path, O_RDWR, 0, &h) != 0)
+            _exit(3);
+        double t0 = now();
+        int rc = cs.ops->lock(&cs, 150, 10, 1);
+        double waited = now() - t0;
+        res[3] = (char)(rc == 0 ? 'L' : 'E');
+        res[4] = waited > 0.15 ? 'W' : 'N';
+        cs.ops->unlock(&cs, 150, 10);
+        if (write(pipefd[1], res, 5) != 5)
+            _exit(4);
+        _exit(0);
+    }
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    CHECK(st.ops->unlock(&st, 100, 100) == 0, "unlock");
+    char res[6] = {0};
+    ssize_t got = read(pipefd[0], res, 5);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(got == 5 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "child ran: %s", res);
+    CHECK(res[0] == '1', "[100,200) locked for another process");
+    CHECK(res[1] == '0', "[250,260) free");
+    CHECK(res[2] == '1', "len 0 lock reaches far beyond EOF");
+    CHECK(res[3] == 'L' && res[4] == 'W', "second process blocked until unlock (%c%c)", res[3],
+          res[4]);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    st.ops->unlock(&st, 1000, 0);
+    rio__store_close(&st);
+    unlink(path);
+    printf("ok - byte-range locks\n");
+}
+
+static void test_scratch(void)
+{
+    struct rio_store st;
+    memset(&st, 0, sizeof st);
+    void *a = rio__store_scratch_get(&st, 100);
+    void *b = rio__store_scratch_get(&st, 100);
+    CHECK(a && b && a != b && a == st.scratch, "second user gets its own buffer");
+    rio__store_scratch_put(&st, b);
+    rio__store_scratch_put(&st, a);
+    void *c = rio__store_scratch_get(&st, 50);
+    CHECK(c == a, "scratch reused");
+    rio__store_scratch_put(&st, c);
+    rio__store_close(&st);
+    CHECK(st.scratch == NULL, "close frees scratch");
+    printf("ok - scratch buffers\n");
+}
+
+int main(int argc, char **argv)
+{
+    snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "/tmp");
+    test_find();
+    test_basic();
+    test_list(RIO_DISABLE);
+    test_list(RIO_ENABLE);
+    test_locks();
+    test_scratch();
+    printf("%d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}
