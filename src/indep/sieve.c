@@ -78,7 +78,9 @@ static int sieve_write(const struct rio_indep_req *req, struct rio_pairs *c, cha
         MPI_Offset ws = fo, we = RIO_MIN(ws + wsize, end), got = 0, last = ws;
         MPI_Offset pos0 = c->pos;
         int locked = 0;
-        if (st->ops->lock) {
+        /* In atomic mode the caller already holds a lock over the whole
+         * extent; an unlock here would release part of it. */
+        if (st->ops->lock && !req->locked) {
             rc = st->ops->lock(st, ws, we - ws, 1);
             if (rc)
                 return rc;
