@@ -240,6 +240,35 @@ struct rio_stats {
 /** Copy the calling rank's counters for fh into *out.  Local. */
 int rio_stats_get(rio_file *fh, struct rio_stats *out);
 
+/* ---- collective calls --------------------------------------------------
+ * Strategies (hint resonio_strategy): two_phase, resonant, stripe,
+ * node_first, target_first, direct, independent.                        */
+#define RIO_COLL_MAX_AGGS 256
+#define RIO_COLL_MAX_TARGETS 64
+/** What the last collective data call on a file did, over all ranks. */
+struct rio_coll_info {
+    char strategy[32];           /**< strategy that ran */
+    char reason[160];            /**< why it ran (or why another fell back to it) */
+    int nprocs;                  /**< ranks in the call */
+    int naggs;                   /**< aggregators (agents); 0 if none */
+    int aggs[RIO_COLL_MAX_AGGS]; /**< their ranks, the first RIO_COLL_MAX_AGGS */
+    int rounds;                  /**< exchange/I-O rounds */
+    long long bytes;             /**< data bytes of all ranks */
+    long long exchanged;         /**< bytes sent between ranks ("resent") */
+    long long storage_reqs;      /**< storage requests of all ranks */
+    long long copies;            /**< bytes copied in memory by resonio (pack, staging) */
+    double time_exchange;        /**< seconds, slowest rank */
+    double time_storage;         /**< seconds, slowest rank */
+    int ntargets;                /**< targets of the layout (1 without striping) */
+    long long target_reqs[RIO_COLL_MAX_TARGETS];      /**< storage requests per target */
+    long long target_ascending[RIO_COLL_MAX_TARGETS]; /**< of those, how many arrived (in
+                                   time order, all ranks) at an offset above the previous
+                                   request to the same target */
+};
+/** Fill *out for the last collective data call on fh.  Collective over the
+ *  file's communicator (it gathers the ranks' request traces). */
+int rio_coll_last(rio_file *fh, struct rio_coll_info *out);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus
