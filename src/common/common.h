@@ -116,6 +116,14 @@ struct rio_hints {
     enum rio_tristate uring;        /* resonio_uring: io_uring for list I/O on
                                        noncontiguous file regions (posix driver);
                                        AUTO = the measured default */
+    /* collective engine: the Lustre driver's keys and resonio's own */
+    int co;                         /* CO: aggregators per target (default 1) */
+    long long big_req_size;         /* requests this large bypass aggregation; 0 = never */
+    enum rio_tristate ds_in_coll;   /* read-modify-write holes in collective writes */
+    int same_io_size;               /* every rank's request has the same size */
+    int contiguous_data;            /* every rank's request is one file region */
+    enum rio_tristate shm;          /* resonio_shm: move node-local data through an MPI-3
+                                       shared-memory window */
 };
 
 /* ---- per-file counters (the public struct is the record) -------------- */

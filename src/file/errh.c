@@ -6,8 +6,19 @@
  * is the very function resonio replaces), so rio_file_create_errhandler
  * makes a communicator-kind handler object with MPI_Comm_create_errhandler —
  * a real MPI object the user can free with MPI_Errhandler_free — and keeps
- * the user's file function in a table keyed by the handle.  MPI never calls
- * it on a communicator because resonio never attaches it to one.
+ * the user's file function in a table keyed by the handle.
+ *
+ * References.  The standard keeps a handler alive while it is attached,
+ * even after the user freed it, and MPI_File_get_errhandler returns a new
+ * reference that the user frees.  Only MPI can count references to its
+ * object, so a user handler in use is attached to a communicator resonio
+ * owns — the file's private duplicate, or a duplicate of MPI_COMM_SELF
+ * for the default handler — and get_errhandler takes its reference with
+ * MPI_Comm_get_errhandler.  Without that, MPI would destroy a handler that
+ * a file still uses and hand its value to the next one created, and a
+ * user freeing what get_errhandler returned would free it twice.  MPI
+ * calls the function on those communicators only for MPI errors inside
+ * resonio's own communication; it does nothing, so the call returns.
  *
  * Predefined handlers: MPI_ERRORS_RETURN returns the code;
  * MPI_ERRORS_ARE_FATAL (and MPI-4's MPI_ERRORS_ABORT) print the message and
@@ -29,12 +40,33 @@ static pthread_mutex_t errh_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct user_errh *user_errhs;
 static int n_user_errhs, cap_user_errhs;
 static MPI_Errhandler default_errh = MPI_ERRORS_RETURN;
+static MPI_Comm default_holder = MPI_COMM_NULL; /* holds the default when it is a user's */
 
 static void comm_trampoline(MPI_Comm *comm, int *code, ...)
 {
-    /* Never attached to a communicator; present because MPI needs a function. */
+    /* Attached only to resonio's own communicators, to hold a reference. */
     (void)comm;
     (void)code;
+}
+
+static int predefined(MPI_Errhandler eh)
+{
+    if (eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ARE_FATAL)
+        return 1;
+#ifdef MPI_ERRORS_ABORT
+    if (eh == MPI_ERRORS_ABORT)
+        return 1;
+#endif
+    return 0;
+}
+
+/* Make comm hold a reference to eh when it is a user handler, and drop the
+ * reference to the previous one old (comm goes back to MPI's default). */
+static void hold(MPI_Comm comm, MPI_Errhandler old, MPI_Errhandler eh)
+{
+    if (comm == MPI_COMM_NULL || (predefined(old) && predefined(eh)))
+        return;
+    MPI_Comm_set_errhandler(comm, predefined(eh) ? MPI_ERRORS_ARE_FATAL : eh);
 }
 
 static MPI_File_errhandler_function *lookup(MPI_Errhandler eh)
@@ -108,10 +140,17 @@ int rio_file_set_errhandler(rio_file *fh, MPI_Errhandler errhandler)
         rio__err_detail("not a file error handler");
         return rio__file_return(fh, err, "MPI_File_set_errhandler");
     }
-    if (fh)
+    if (fh) {
+        hold(fh->comm, fh->errh, errhandler);
         fh->errh = errhandler;
-    else
+    } else {
+        pthread_mutex_lock(&errh_lock);
+        if (!predefined(errhandler) && default_holder == MPI_COMM_NULL)
+            MPI_Comm_dup(MPI_COMM_SELF, &default_holder);
+        hold(default_holder, default_errh, errhandler);
         default_errh = errhandler;
+        pthread_mutex_unlock(&errh_lock);
+    }
     return MPI_SUCCESS;
 }
 
@@ -121,13 +160,18 @@ int rio_file_get_errhandler(rio_file *fh, MPI_Errhandler *errhandler)
         rio__err_detail("null output pointer");
         return rio__file_return(fh, RIO_E_ARG, "MPI_File_get_errhandler");
     }
-    *errhandler = fh ? fh->errh : default_errh;
+    MPI_Errhandler cur = fh ? fh->errh : default_errh;
+    if (predefined(cur))
+        *errhandler = cur;
+    else /* a new reference, for the user to free */
+        MPI_Comm_get_errhandler(fh ? fh->comm : default_holder, errhandler);
     return MPI_SUCCESS;
 }
 
-MPI_Errhandler rio__file_default_errh(void)
+void rio__file_errh_init(rio_file *fh)
 {
-    return default_errh;
+    fh->errh = default_errh;
+    hold(fh->comm, MPI_ERRORS_RETURN, fh->errh);
 }
 
 /* Run handler eh for code on file fh (NULL for no file). */

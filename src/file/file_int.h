@@ -13,6 +13,7 @@
 #include "../common/common.h"
 #include "../dtype/dtype.h"
 #include "../store/store.h"
+#include "../coll/coll.h"
 
 struct rio_datarep;
 
@@ -48,6 +49,7 @@ struct rio_file {
     MPI_Status split_status;
 
     rio_stats stats;
+    struct rio_coll_ctx *coll;      /* made at the first collective data call */
 };
 
 /* A registered data representation (MPI_Register_datarep). */
@@ -69,8 +71,9 @@ struct rio_datarep {
 int rio__file_return(rio_file *fh, int err, const char *op);
 /** Same, for calls that name a file but have no handle (open, delete). */
 int rio__file_return_name(int err, const char *op, const char *name);
-/** The handler new files start with. */
-MPI_Errhandler rio__file_default_errh(void);
+/** Give a new file (fh->comm set) the default handler, holding a
+ *  reference to it while attached. */
+void rio__file_errh_init(rio_file *fh);
 
 /** Collective over fh->comm: every rank returns the error of the lowest
  *  rank that failed (with its detail), or 0. */
@@ -111,5 +114,9 @@ int rio__file_check(rio_file *fh);
 /** Print the counters summed over ranks, on rank 0, if RESONIO_STATS is
  *  set.  Collective. */
 void rio__stats_report(rio_file *fh);
+/** 1 when RESONIO_STATS asks for reports. */
+int rio__stats_wanted(void);
+/** Print what a collective call did (rank 0).  Collective. */
+void rio__stats_coll_call(rio_file *fh, const char *op);
 
 #endif /* RIO_FILE_INT_H */

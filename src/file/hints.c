@@ -51,6 +51,12 @@ static const struct key keys[] = {
     {"resonio_ranks_per_node", K_INT, F(ranks_per_node), 0},
     {"resonio_fault", K_STR, F(fault), 1},
     {"resonio_uring", K_TRI, F(uring), 0},
+    {"CO", K_INT, F(co), 0},
+    {"big_req_size", K_SIZE, F(big_req_size), 0},
+    {"ds_in_coll", K_TRI, F(ds_in_coll), 0},
+    {"same_io_size", K_BOOL, F(same_io_size), 0},
+    {"contiguous_data", K_BOOL, F(contiguous_data), 0},
+    {"resonio_shm", K_TRI, F(shm), 0},
 };
 #undef F
 
@@ -63,6 +69,8 @@ void rio__hints_defaults(struct rio_hints *h)
     h->ind_rd_buffer_size = 4LL << 20;
     h->ind_wr_buffer_size = 512LL << 10;
     h->file_perm = -1;
+    h->co = 1;
+    h->ds_in_coll = RIO_DISABLE;
 }
 
 void rio__hints_free(struct rio_hints *h)
@@ -136,9 +144,11 @@ static int set_key(struct rio_hints *h, const struct key *k, const char *val)
             return -1;
         return 0;
     case K_BOOL:
-        if (!strcasecmp(val, "true") || !strcasecmp(val, "enable") || !strcmp(val, "1"))
+        if (!strcasecmp(val, "true") || !strcasecmp(val, "enable") || !strcasecmp(val, "yes") ||
+            !strcmp(val, "1"))
             *(int *)p = 1;
-        else if (!strcasecmp(val, "false") || !strcasecmp(val, "disable") || !strcmp(val, "0"))
+        else if (!strcasecmp(val, "false") || !strcasecmp(val, "disable") ||
+                 !strcasecmp(val, "no") || !strcmp(val, "0"))
             *(int *)p = 0;
         else
             return -1;

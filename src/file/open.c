@@ -123,6 +123,7 @@ static void file_free(rio_file *fh)
     if (fh->store_open)
         rio__store_close(&fh->st);
     rio__shared_free(fh);
+    rio__coll_ctx_free(fh->coll);
     rio__view_free(fh);
     rio__hints_free(&fh->hints);
     if (fh->comm != MPI_COMM_NULL)
@@ -208,7 +209,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     MPI_Comm_rank(fh->comm, &fh->rank);
     MPI_Comm_size(fh->comm, &fh->nprocs);
     fh->amode = amode;
-    fh->errh = rio__file_default_errh();
+    rio__file_errh_init(fh);
     fh->st.stats = &fh->stats;
     rio__hints_defaults(&fh->hints);
     rio__hints_apply(&fh->hints, info, 1);
@@ -464,6 +465,20 @@ int rio_file_get_atomicity(rio_file *fh, int *flag)
     if (!err)
         *flag = fh->atomic;
     return rio__file_return(fh, err, "MPI_File_get_atomicity");
+}
+
+int rio_coll_last(rio_file *fh, struct rio_coll_info *out)
+{
+    int err = rio__file_check(fh);
+    if (!err && !out)
+        err = RIO_E_ARG;
+    if (!err && !fh->coll) {
+        err = RIO_E_ARG;
+        rio__err_detail("no collective data call has been made on this file");
+    }
+    if (!err)
+        err = rio__coll_last(fh->coll, out);
+    return rio__file_return(fh, err, "rio_coll_last");
 }
 
 int rio_stats_get(rio_file *fh, struct rio_stats *out)

@@ -216,6 +216,36 @@ out:
     return err;
 }
 
+/*
+ * Move this rank's part of a collective call through the collective engine.
+ * Collective: every rank calls it, a rank with a local error with nbytes 0
+ * (and dt possibly NULL).  *done as for rw_core.
+ */
+static int coll_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count count,
+                     struct rio_dtype *dt, MPI_Offset nbytes, MPI_Offset *done)
+{
+    *done = 0;
+    if (!fh->coll) {
+        int err = rio__coll_ctx_create(fh->comm, &fh->coll);
+        if (err)
+            return err;
+    }
+    struct rio_coll_req r = {
+        .st = &fh->st,
+        .hints = &fh->hints,
+        .write = write,
+        .buf = buf,
+        .memtype = dt,
+        .memcount = count,
+        .filetype = fh->filetype_dt,
+        .disp = fh->disp,
+        .file_start = pos * fh->etype_size,
+        .nbytes = dt ? nbytes : 0,
+        .atomic = fh->atomic,
+    };
+    return rio__coll_rw(fh->coll, &r, done);
+}
+
 static void set_status(MPI_Status *status, MPI_Offset bytes)
 {
     if (status == MPI_STATUS_IGNORE)
@@ -298,8 +328,17 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
         break;
     }
     }
-    if (!err && nbytes > 0)
+    /* Collective calls go through the collective engine, except where each
+     * rank must convert (data representations) or lock (atomic mode) its own
+     * data: then every rank takes the independent path. */
+    int engine = coll && !fh->drep && !fh->atomic;
+    if (engine) {
+        int cerr = coll_core(fh, write, pos, buf, count, dt, err ? 0 : nbytes, &done);
+        if (!err)
+            err = cerr;
+    } else if (!err && nbytes > 0) {
         err = rw_core(fh, write, pos, buf, count, type, dt, nbytes, &done);
+    }
     if (where == IND && !err)
         fh->fp_ind = pos + done / fh->etype_size;
 
@@ -316,6 +355,8 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
         rio__dtype_put(dt);
     if (coll)
         err = rio__file_agree(fh->comm, err);
+    if (engine && rio__stats_wanted())
+        rio__stats_coll_call(fh, op);
     if (!err)
         set_status(status, done);
     return rio__file_return(fh, err, op);

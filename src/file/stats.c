@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int stats_wanted(void)
+int rio__stats_wanted(void)
 {
     const char *v = getenv("RESONIO_STATS");
     return v && *v && strcmp(v, "0") != 0;
@@ -19,7 +19,7 @@ static int stats_wanted(void)
 
 void rio__stats_report(rio_file *fh)
 {
-    if (!stats_wanted())
+    if (!rio__stats_wanted())
         return;
     const rio_stats *s = &fh->stats;
     long long mine[] = {s->calls_read,  s->calls_write, s->bytes_read, s->bytes_written,
@@ -41,4 +41,28 @@ void rio__stats_report(rio_file *fh)
             "  time in storage   %.6f s (slowest rank)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[10], sum[4], sum[5],
             sum[6], sum[7], sum[8], sum[9], tmax);
+}
+
+void rio__stats_coll_call(rio_file *fh, const char *op)
+{
+    struct rio_coll_info in;
+    if (!fh->coll || rio__coll_last(fh->coll, &in) || fh->rank != 0)
+        return;
+    char aggs[512] = "";
+    size_t n = 0;
+    for (int a = 0; a < in.naggs && a < RIO_COLL_MAX_AGGS && n < sizeof aggs - 16; a++)
+        n += (size_t)snprintf(aggs + n, sizeof aggs - n, "%s%d", a ? " " : "", in.aggs[a]);
+    fprintf(stderr,
+            "resonio coll: %s %s: strategy %s (%s)\n"
+            "  aggregators %d [%s], rounds %d, bytes %lld, exchanged %lld, copies/byte %.2f\n"
+            "  time exchange %.6f s, storage %.6f s, storage requests %lld\n",
+            op, fh->filename, in.strategy, in.reason, in.naggs, aggs, in.rounds, in.bytes,
+            in.exchanged, in.bytes ? (double)in.copies / (double)in.bytes : 0.0,
+            in.time_exchange, in.time_storage, in.storage_reqs);
+    for (int t = 0; t < in.ntargets && t < RIO_COLL_MAX_TARGETS; t++)
+        if (in.target_reqs[t])
+            fprintf(stderr, "  target %d: %lld requests, %lld of %lld after the previous in "
+                            "ascending order%s\n",
+                    t, in.target_reqs[t], in.target_ascending[t], in.target_reqs[t] - 1,
+                    in.target_ascending[t] == in.target_reqs[t] - 1 ? " (ascending)" : "");
 }

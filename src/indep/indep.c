@@ -207,6 +207,8 @@ int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, 
 enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
 {
     const struct rio_hints *h = req->st ? req->st->hints : NULL;
+    if (req->method != RIO_INDEP_AUTO)
+        return req->method;
     if (h && h->indep_method != RIO_INDEP_AUTO)
         return h->indep_method;
     if (req->nbytes <= 0)

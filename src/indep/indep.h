@@ -40,6 +40,9 @@ struct rio_indep_req {
     int locked;                      /* the caller holds a byte-range lock over the
                                         whole extent (atomic mode): methods must not
                                         take or release locks of their own */
+    enum rio_indep_method method;    /* RIO_INDEP_AUTO: the chooser (or the hint)
+                                        decides; else this method (the collective
+                                        engine's direct strategy forces list I/O) */
 };
 
 /**

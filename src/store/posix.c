@@ -203,6 +203,14 @@ static int posix_sync(struct rio_store *st)
     return r < 0 ? -errno : 0;
 }
 
+/* Start reading a range into the page cache; advisory, so failures of the
+ * advice itself are not errors of the caller's. */
+static int posix_prefetch(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    int r = posix_fadvise(pf_of(st)->fd, off, len, POSIX_FADV_WILLNEED);
+    return r ? -r : 0;
+}
+
 /* ---- transfers ---------------------------------------------------------- */
 
 static ssize_t sys_rw(int fd, int wr, void *buf, size_t len, MPI_Offset off)
@@ -660,4 +668,5 @@ const struct rio_store_ops rio__store_posix = {
     .layout = NULL, /* rio__store_layout serves the striping hints */
     .is_direct = posix_is_direct,
     .notes = posix_notes,
+    .prefetch = posix_prefetch,
 };

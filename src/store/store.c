@@ -146,6 +146,21 @@ unsigned rio__store_notes(struct rio_store *st)
 
 /* ---- accounting ------------------------------------------------------- */
 
+void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    struct rio_store_trace *tr = st->trace;
+    if (!tr || len <= 0)
+        return;
+    if (tr->n >= tr->cap) {
+        tr->dropped++;
+        return;
+    }
+    tr->off[tr->n] = off;
+    tr->len[tr->n] = len;
+    tr->t[tr->n] = rio__now();
+    tr->n++;
+}
+
 static void account(struct rio_store *st, double t0, MPI_Offset bytes)
 {
     if (st->stats) {
@@ -193,6 +208,7 @@ int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offse
     size_t got = 0;
     int rc = RIO_E_OVERFLOW;
     double t0 = rio__now();
+    rio__store_trace_add(st, off, (MPI_Offset)len);
     if (range_ok(off, len))
         rc = xfer_full(st, 0, buf, len, off, &got);
     account(st, t0, (MPI_Offset)got);
@@ -206,6 +222,7 @@ int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MP
     size_t got = 0;
     int rc = RIO_E_OVERFLOW;
     double t0 = rio__now();
+    rio__store_trace_add(st, off, (MPI_Offset)len);
     if (range_ok(off, len))
         rc = xfer_full(st, 1, (char *)buf, len, off, &got);
     account(st, t0, (MPI_Offset)got);
@@ -313,8 +330,10 @@ int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, 
     uint64_t total;
     double t0 = rio__now();
     int rc = iov_total(iov, iovcnt, &total);
-    if (!rc)
+    if (!rc) {
+        rio__store_trace_add(st, off, (MPI_Offset)total);
         rc = range_ok(off, total) ? xferv_full(st, 0, iov, iovcnt, off, &got) : RIO_E_OVERFLOW;
+    }
     account(st, t0, (MPI_Offset)got);
     if (done)
         *done = (MPI_Offset)got;
@@ -327,8 +346,10 @@ int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt,
     uint64_t total;
     double t0 = rio__now();
     int rc = iov_total(iov, iovcnt, &total);
-    if (!rc)
+    if (!rc) {
+        rio__store_trace_add(st, off, (MPI_Offset)total);
         rc = range_ok(off, total) ? xferv_full(st, 1, iov, iovcnt, off, &got) : RIO_E_OVERFLOW;
+    }
     account(st, t0, (MPI_Offset)got);
     return rc;
 }
@@ -384,6 +405,8 @@ int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
     MPI_Offset total = 0, got = 0;
     double t0 = rio__now();
     int rc = list_check(file, mem, n, &total);
+    for (int i = 0; !rc && st->trace && i < n; i++)
+        rio__store_trace_add(st, file[i].off, file[i].len);
     if (!rc && st->ops->read_list) {
         do
             rc = st->ops->read_list(st, file, mem, n, &got);
@@ -405,6 +428,8 @@ int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
     MPI_Offset total = 0, got = 0;
     double t0 = rio__now();
     int rc = list_check(file, mem, n, &total);
+    for (int i = 0; !rc && st->trace && i < n; i++)
+        rio__store_trace_add(st, file[i].off, file[i].len);
     if (!rc && st->ops->write_list) {
         do
             rc = st->ops->write_list(st, file, mem, n);
@@ -423,14 +448,18 @@ int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
 void rio__store_layout(struct rio_store *st, struct rio_layout *out)
 {
     if (st->ops && st->ops->layout && st->ops->layout(st, out) == 0 && out->unit > 0 &&
-        out->count > 0)
+        out->count > 0) {
+        out->known = 1;
         return;
+    }
     const struct rio_hints *h = st->hints;
     if (h && h->striping_unit > 0) {
         out->unit = h->striping_unit;
         out->count = h->striping_factor > 0 ? h->striping_factor : 1;
+        out->known = 1;
         return;
     }
+    out->known = 0;
     /* One target.  The unit is only an alignment grain for whoever splits
      * the file into domains; 1 MiB keeps it away from zero. */
     out->unit = (long long)1 << 20;

@@ -26,6 +26,18 @@
 struct rio_layout {
     long long unit;
     int count;
+    int known;  /* 1 when the driver or the striping hints gave it */
+};
+
+/** A record of the storage requests made while it is attached to a
+ *  store (st->trace): one entry per contiguous file region, in issue
+ *  order, with its start time on a clock all processes of a machine share.
+ *  Entries past cap are counted in dropped, not stored. */
+struct rio_store_trace {
+    MPI_Offset *off, *len;
+    double *t;
+    int n, cap;
+    long long dropped;
 };
 
 /** One region of a file. */
@@ -75,6 +87,9 @@ struct rio_store_ops {
     /* RIO_STORE_NOTE_* bits: things the driver decided on its own that a
      * verbose or stats report should mention.  NULL means none. */
     unsigned (*notes)(struct rio_store *st);
+    /* Ask storage to start reading [off, off+len) into its cache, without
+     * waiting (posix_fadvise WILLNEED).  NULL: no prefetching. */
+    int (*prefetch)(struct rio_store *st, MPI_Offset off, MPI_Offset len);
 };
 
 /* Bits of rio_store_ops.notes. */
@@ -95,6 +110,7 @@ struct rio_store {
     void *scratch;
     size_t scratch_len;
     atomic_int scratch_busy;
+    struct rio_store_trace *trace; /* borrowed; NULL when not tracing */
 };
 
 /** Find the driver for a file name.  Sets *path_out to the name without
@@ -142,8 +158,10 @@ int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
 int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
                           const struct iovec *mem, int n);
 /** Layout: the driver's, else striping_unit/striping_factor hints, else
- *  one target. */
+ *  one target (known = 0). */
 void rio__store_layout(struct rio_store *st, struct rio_layout *out);
+/** Record one request in st->trace if one is attached. */
+void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len);
 
 extern const struct rio_store_ops rio__store_posix;
 extern const struct rio_store_ops rio__store_fault;

@@ -1,0 +1,628 @@
+/*
+ * coll.c — the skeleton of every collective call.
+ *
+ *   1. pairs     this rank's request as runs contiguous in file and memory,
+ *                in file order (O(own regions) memory; the rank's own
+ *                request is the only list ever built)
+ *   2. summary   one allgather of each rank's extent, bytes and regions
+ *                (with bytes per target when the strategy needs them); with
+ *                same_io_size and contiguous_data an allreduce that checks
+ *                the claim replaces it and ranks compute each other's
+ *                requests
+ *   3. plan      the strategy's choices (coll_int.h)
+ *   4. run       exchange rounds (exchange.c), or no exchange: one
+ *                datatype request per rank (direct), the independent
+ *                chooser, ranks taking turns in groups (token), or agents
+ *                prefetching before every rank reads its own data
+ *   5. outcome   the caller agrees on the error; this rank's storage
+ *                requests are traced so rio_coll_last can tell the order
+ *                in which each target saw them
+ *
+ * A rank with nothing to do (or with a local error) still takes part with
+ * an empty request, so no collective waits for it.
+ */
+#include "coll_int.h"
+#include "../indep/indep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_TURN 14
+#define TRACE_CAP 65536
+
+struct strat_count {
+    const char *name;
+    long long calls;
+};
+
+struct rio_coll_ctx {
+    MPI_Comm comm;           /* private duplicate */
+    int rank, nprocs;
+    int *node_real;          /* node of each rank by shared memory */
+    int nnodes_real;
+    int *node_virt;          /* scratch for virtual nodes */
+    char *cbuf;
+    size_t cbuf_len;
+    struct rio_store_trace trace;
+    /* the last call */
+    struct rio_coll_info last;
+    MPI_Offset last_unit;    /* stripe unit of the last call's layout */
+    struct strat_count counts[16];
+};
+
+MPI_Comm rio__coll_comm(const struct rio_coll_ctx *ctx)
+{
+    return ctx->comm;
+}
+
+char *rio__coll_buffer(struct rio_coll_ctx *ctx, size_t len)
+{
+    if (ctx->cbuf_len < len) {
+        free(ctx->cbuf);
+        ctx->cbuf = rio__malloc(len);
+        ctx->cbuf_len = ctx->cbuf ? len : 0;
+    }
+    return ctx->cbuf;
+}
+
+int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
+{
+    struct rio_coll_ctx *ctx = rio__calloc(1, sizeof *ctx);
+    MPI_Comm node = MPI_COMM_NULL;
+    int rc = 0;
+    *out = NULL;
+    if (!ctx)
+        return RIO_E_NOMEM;
+    MPI_Comm_dup(comm, &ctx->comm);
+    MPI_Comm_rank(ctx->comm, &ctx->rank);
+    MPI_Comm_size(ctx->comm, &ctx->nprocs);
+    ctx->node_real = rio__malloc(sizeof(int) * (size_t)ctx->nprocs);
+    ctx->node_virt = rio__malloc(sizeof(int) * (size_t)ctx->nprocs);
+    ctx->trace.off = rio__malloc(sizeof(MPI_Offset) * TRACE_CAP);
+    ctx->trace.len = rio__malloc(sizeof(MPI_Offset) * TRACE_CAP);
+    ctx->trace.t = rio__malloc(sizeof(double) * TRACE_CAP);
+    ctx->trace.cap = TRACE_CAP;
+    int ok = ctx->node_real && ctx->node_virt && ctx->trace.off && ctx->trace.len && ctx->trace.t;
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (!all_ok) {
+        rc = ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+        goto fail;
+    }
+    /* nodes: the lowest rank of each shared-memory group names it */
+    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int leader = ctx->rank;
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    MPI_Allgather(&leader, 1, MPI_INT, ctx->node_real, 1, MPI_INT, ctx->comm);
+    int n = 0;
+    for (int i = 0; i < ctx->nprocs; i++) {
+        if (ctx->node_real[i] == i)
+            ctx->node_virt[i] = n++;
+        ctx->node_real[i] = ctx->node_virt[ctx->node_real[i]];
+    }
+    ctx->nnodes_real = n;
+    *out = ctx;
+    return 0;
+fail:
+    rio__coll_ctx_free(ctx);
+    return rc;
+}
+
+void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&ctx->comm);
+    free(ctx->node_real);
+    free(ctx->node_virt);
+    free(ctx->cbuf);
+    free(ctx->trace.off);
+    free(ctx->trace.len);
+    free(ctx->trace.t);
+    free(ctx);
+}
+
+/* ---- 1. the own request as pairs ------------------------------------------------- */
+
+static int add_pair(struct rio_coll_call *c, MPI_Count *cap, MPI_Offset foff, MPI_Offset len,
+                    char *mem)
+{
+    if (c->npairs > 0) {
+        struct rio_coll_pair *q = &c->pairs[c->npairs - 1];
+        if (q->foff + q->len == foff && q->mem + q->len == mem) {
+            q->len += len;
+            return 0;
+        }
+    }
+    if (c->npairs == *cap) {
+        MPI_Count n = *cap ? 2 * *cap : 64;
+        struct rio_coll_pair *v = rio__realloc(c->pairs, sizeof *v * (size_t)n);
+        if (!v)
+            return RIO_E_NOMEM;
+        c->pairs = v;
+        *cap = n;
+    }
+    c->pairs[c->npairs++] = (struct rio_coll_pair){foff, len, mem};
+    return 0;
+}
+
+static int build_pairs(struct rio_coll_call *c)
+{
+    const struct rio_coll_req *q = c->req;
+    struct rio_dtype_iter mi, fi;
+    MPI_Offset moff = 0, mlen = 0, foff = 0, flen = 0, left = q->nbytes;
+    MPI_Count cap = 0;
+    int rc = 0, have_m = 0, have_f = 0;
+    if (left <= 0)
+        return 0;
+    rc = rio__dtype_iter_init(&mi, q->memtype, q->memcount, 0);
+    if (rc)
+        return rc;
+    rc = rio__dtype_iter_init(&fi, q->filetype, -1, q->file_start);
+    if (rc) {
+        rio__dtype_iter_free(&mi);
+        return rc;
+    }
+    while (left > 0 && !rc) {
+        if (!mlen)
+            have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);
+        if (!flen)
+            have_f = rio__dtype_iter_next(&fi, left, &foff, &flen);
+        if (!have_m || !have_f) {
+            rc = RIO_E_ARG;
+            break;
+        }
+        MPI_Offset n = RIO_MIN(RIO_MIN(mlen, flen), left);
+        rc = add_pair(c, &cap, q->disp + foff, n, (char *)q->buf + moff);
+        moff += n, mlen -= n, foff += n, flen -= n, left -= n;
+    }
+    rio__dtype_iter_free(&mi);
+    rio__dtype_iter_free(&fi);
+    return rc;
+}
+
+/* ---- 2. summary ---------------------------------------------------------------------- */
+
+MPI_Offset rio__coll_tbytes(const struct rio_coll_call *c, int i, int t)
+{
+    return c->tbytes ? c->tbytes[(size_t)i * (size_t)c->layout.count + (size_t)t] : 0;
+}
+
+/* Add the bytes of [off, off+len) to row[target]. */
+static void per_target(const struct rio_layout *l, MPI_Offset off, MPI_Offset len,
+                       MPI_Offset *row)
+{
+    while (len > 0) {
+        MPI_Offset s = off / l->unit, n = RIO_MIN(len, l->unit - off % l->unit);
+        row[s % l->count] += n;
+        off += n;
+        len -= n;
+    }
+}
+
+/* The claim of same_io_size and contiguous_data, checked with one
+ * allreduce: every request one region of the same size, rank i's at
+ * base + i * size.  Fills c->sum without exchanging it. */
+static int summary_computed(struct rio_coll_call *c)
+{
+    MPI_Offset bytes = c->req->nbytes, first = c->npairs ? c->pairs[0].foff : 0;
+    MPI_Offset base = first - (MPI_Offset)c->rank * bytes;
+    MPI_Offset v[6] = {bytes, -bytes, base, -base, c->npairs == 1 ? 1 : 0, -(c->npairs == 1)};
+    MPI_Offset r[6];
+    MPI_Allreduce(v, r, 6, MPI_OFFSET, MPI_MAX, c->ctx->comm);
+    if (r[0] != -r[1] || r[2] != -r[3] || r[4] != 1 || -r[5] != 1 || r[0] <= 0)
+        return 0;
+    for (int i = 0; i < c->nprocs; i++) {
+        c->sum[i].first = r[2] + (MPI_Offset)i * r[0];
+        c->sum[i].end = c->sum[i].first + r[0];
+        c->sum[i].bytes = r[0];
+        c->sum[i].regions = 1;
+        if (c->tbytes)
+            per_target(&c->layout, c->sum[i].first, r[0],
+                       &c->tbytes[(size_t)i * (size_t)c->layout.count]);
+    }
+    return 1;
+}
+
+/* Allocation first and agreed on, so that no rank is left in a collective
+ * that another rank never reaches. */
+static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
+{
+    int T = c->layout.count, P = c->nprocs, w = 4 + (want_tbytes ? T : 0);
+    MPI_Offset *mine = NULL, *all = NULL;
+    int rc = 0;
+    c->sum = rio__calloc((size_t)P, sizeof *c->sum);
+    if (want_tbytes)
+        c->tbytes = rio__calloc((size_t)P * (size_t)T, sizeof(MPI_Offset));
+    mine = rio__calloc((size_t)w, sizeof *mine);
+    all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
+    int ok = c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = 0;
+    MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
+    if (!allok) {
+        rc = ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+        goto out;
+    }
+    if (may_compute && summary_computed(c)) {
+        c->summary_skipped = 1;
+    } else {
+        if (c->npairs) {
+            mine[0] = c->pairs[0].foff;
+            mine[1] = c->pairs[c->npairs - 1].foff + c->pairs[c->npairs - 1].len;
+        }
+        mine[2] = c->req->nbytes;
+        mine[3] = c->npairs;
+        for (MPI_Count k = 0; want_tbytes && k < c->npairs; k++)
+            per_target(&c->layout, c->pairs[k].foff, c->pairs[k].len, mine + 4);
+        MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, c->ctx->comm);
+        for (int i = 0; i < P; i++) {
+            const MPI_Offset *row = all + (size_t)i * (size_t)w;
+            c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
+            if (want_tbytes)
+                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 4,
+                       sizeof(MPI_Offset) * (size_t)T);
+        }
+    }
+    c->min = -1;
+    c->max = 0;
+    c->total = 0;
+    c->nonoverlap = 1;
+    MPI_Offset prev_end = -1;
+    for (int i = 0; i < P; i++) {
+        const struct rio_coll_sum *q = &c->sum[i];
+        c->total += q->bytes;
+        if (q->first >= q->end)
+            continue;
+        if (c->min < 0 || q->first < c->min)
+            c->min = q->first;
+        c->max = RIO_MAX(c->max, q->end);
+        if (q->first < prev_end)
+            c->nonoverlap = 0;
+        prev_end = q->end;
+    }
+    if (c->min < 0)
+        c->min = 0;
+out:
+    free(mine);
+    free(all);
+    return rc;
+}
+
+/* ---- 4. the modes without exchange --------------------------------------------------- */
+
+static int own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Offset *done)
+{
+    const struct rio_coll_req *q = c->req;
+    struct rio_indep_req r = {
+        .st = q->st, .write = q->write, .buf = q->buf, .memtype = q->memtype,
+        .memcount = q->memcount, .filetype = q->filetype, .disp = q->disp,
+        .file_start = q->file_start, .nbytes = q->nbytes, .method = m,
+    };
+    *done = 0;
+    if (q->nbytes <= 0)
+        return 0;
+    return rio__indep_rw(&r, done);
+}
+
+/* Ranks issue in groups of g, group k after group k-1 (rank i after i-g). */
+static int by_turns(struct rio_coll_call *c, int g, MPI_Offset *done)
+{
+    int rc;
+    if (c->rank - g >= 0)
+        MPI_Recv(NULL, 0, MPI_BYTE, c->rank - g, TAG_TURN, c->ctx->comm, MPI_STATUS_IGNORE);
+    rc = own_request(c, RIO_INDEP_LIST, done);
+    if (c->rank + g < c->nprocs)
+        MPI_Send(NULL, 0, MPI_BYTE, c->rank + g, TAG_TURN, c->ctx->comm);
+    return rc;
+}
+
+/* Agents ask storage for their domains first; after everyone has, each
+ * rank reads its own data, served from the storage cache. */
+static int prefetch_then_read(struct rio_coll_call *c, const struct rio_coll_plan *p,
+                              MPI_Offset *done)
+{
+    struct rio_store *st = c->req->st;
+    for (int a = 0; a < p->naggs && st->ops->prefetch; a++) {
+        if (p->aggs[a] != c->rank)
+            continue;
+        const struct rio_coll_domain *d = &p->dom[a];
+        MPI_Offset unit = d->kind == RIO_DOM_TARGETS ? c->layout.unit : d->end - d->start;
+        for (MPI_Offset off = d->start; off < d->end && unit > 0;) {
+            MPI_Offset x = rio__coll_coord(c, d, off);
+            MPI_Offset n = RIO_MIN(unit - (d->kind == RIO_DOM_TARGETS ? off % unit : 0),
+                                   d->end - off);
+            if (x >= 0)
+                st->ops->prefetch(st, off, n);
+            off += n;
+        }
+    }
+    MPI_Barrier(c->ctx->comm);
+    return own_request(c, RIO_INDEP_AUTO, done);
+}
+
+/* ---- the call --------------------------------------------------------------------------- */
+
+static void count_strategy(struct rio_coll_ctx *ctx, const char *name)
+{
+    for (int i = 0; i < 16; i++) {
+        if (!ctx->counts[i].name)
+            ctx->counts[i].name = name;
+        if (ctx->counts[i].name == name || !strcmp(ctx->counts[i].name, name)) {
+            ctx->counts[i].calls++;
+            return;
+        }
+    }
+}
+
+/* Bytes of the view's stream below file offset size, from file_start. */
+static MPI_Offset readable_bytes(const struct rio_coll_req *q, MPI_Offset size)
+{
+    MPI_Offset lo = 0, hi = q->nbytes;
+    if (hi <= 0 || rio__dtype_view_offset(q->filetype, q->disp, q->file_start + hi - 1) < size)
+        return hi;
+    while (lo < hi) { /* the first stream byte at or past size */
+        MPI_Offset mid = lo + (hi - lo) / 2;
+        if (rio__dtype_view_offset(q->filetype, q->disp, q->file_start + mid) < size)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static const char *choose(const struct rio_coll_req *q, char *reason, size_t n)
+{
+    const struct rio_hints *h = q->hints;
+    enum rio_tristate cb = q->write ? h->romio_cb_write : h->romio_cb_read;
+    if (q->atomic) {
+        snprintf(reason, n, "atomic mode: each rank locks and accesses its own data");
+        return "independent";
+    }
+    if (cb == RIO_DISABLE) {
+        snprintf(reason, n, "romio_cb_%s=disable", q->write ? "write" : "read");
+        return "independent";
+    }
+    if (h->strategy && strcmp(h->strategy, "auto")) {
+        snprintf(reason, n, "resonio_strategy=%s", h->strategy);
+        return h->strategy;
+    }
+    snprintf(reason, n, "default");
+    return "auto";
+}
+
+int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
+{
+    struct rio_coll_call c;
+    struct rio_coll_plan plan;
+    char reason[160];
+    int rc = 0;
+    double t_store0 = req->st->stats ? req->st->stats->time_storage : 0;
+
+    memset(&c, 0, sizeof c);
+    memset(&plan, 0, sizeof plan);
+    *done = 0;
+    c.ctx = ctx;
+    c.req = req;
+    c.rank = ctx->rank;
+    c.nprocs = ctx->nprocs;
+    rio__store_layout(req->st, &c.layout);
+    if (req->hints->ranks_per_node > 0) {
+        for (int i = 0; i < c.nprocs; i++)
+            ctx->node_virt[i] = i / req->hints->ranks_per_node;
+        c.node_of = ctx->node_virt;
+        c.nnodes = (c.nprocs + req->hints->ranks_per_node - 1) / req->hints->ranks_per_node;
+    } else {
+        c.node_of = ctx->node_real;
+        c.nnodes = ctx->nnodes_real;
+    }
+
+    const char *name = choose(req, reason, sizeof reason);
+    const struct rio_coll_strategy *s = rio__coll_strategy_find(name);
+    if (!s) {
+        snprintf(reason, sizeof reason, "unknown resonio_strategy '%s': two_phase", name);
+        s = rio__coll_strategy_find("two_phase");
+    }
+    if (s->needs_layout && !c.layout.known) {
+        snprintf(reason, sizeof reason,
+                 "%s needs a striping layout (striping_unit/striping_factor) and the file has "
+                 "none: two_phase",
+                 s->name);
+        s = rio__coll_strategy_find("two_phase");
+    }
+
+    ctx->trace.n = 0;
+    ctx->trace.dropped = 0;
+    req->st->trace = &ctx->trace;
+
+    int lrc = build_pairs(&c);
+    int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
+    /* a failed pair list would make this rank's summary wrong: agree first */
+    int bad = lrc != 0, anybad = 0;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm);
+    if (anybad) {
+        rc = lrc ? lrc : RIO_E_REMOTE;
+        goto out;
+    }
+    rc = summary(&c, s->wants_tbytes && c.layout.known, may_compute);
+    if (rc)
+        goto out;
+    plan.mode = RIO_COLL_EXCHANGE;
+    plan.round_bytes = req->hints->cb_buffer_size > 0 ? req->hints->cb_buffer_size : 16 << 20;
+    rc = s->plan(&c, &plan);
+    bad = rc != 0; /* plans follow from the summary; only allocation fails */
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm);
+    if (anybad) {
+        rc = rc ? rc : RIO_E_REMOTE;
+        goto out;
+    }
+    if (plan.reason[0]) {
+        char both[2 * sizeof reason + 4];
+        if (strcmp(reason, "default"))
+            snprintf(both, sizeof both, "%s; %s", reason, plan.reason);
+        else
+            snprintf(both, sizeof both, "%s", plan.reason);
+        snprintf(reason, sizeof reason, "%.159s", both);
+    }
+
+    switch (plan.mode) {
+    case RIO_COLL_EXCHANGE:
+        rc = rio__coll_exchange(&c, &plan);
+        *done = req->nbytes;
+        /* the bypassing ranks of a plan do their own I/O */
+        if (plan.bypass && plan.bypass[c.rank]) {
+            int brc = own_request(&c, RIO_INDEP_AUTO, done);
+            if (!rc)
+                rc = brc;
+        }
+        break;
+    case RIO_COLL_DIRECT:
+        rc = own_request(&c, RIO_INDEP_DTYPE, done);
+        break;
+    case RIO_COLL_INDEP:
+        rc = own_request(&c, RIO_INDEP_AUTO, done);
+        break;
+    case RIO_COLL_TOKEN:
+        rc = by_turns(&c, plan.token_group > 0 ? plan.token_group : 1, done);
+        break;
+    case RIO_COLL_PREFETCH:
+        rc = prefetch_then_read(&c, &plan, done);
+        break;
+    }
+    if (!req->write && plan.mode == RIO_COLL_EXCHANGE && !rc) {
+        MPI_Offset size = 0;
+        rc = req->st->ops->get_size(req->st, &size);
+        if (!rc)
+            *done = readable_bytes(req, size);
+    }
+
+out:
+    req->st->trace = NULL;
+    /* what this rank saw of the call; rio__coll_last completes it */
+    struct rio_coll_info *L = &ctx->last;
+    memset(L, 0, sizeof *L);
+    snprintf(L->strategy, sizeof L->strategy, "%s", s->name);
+    snprintf(L->reason, sizeof L->reason, "%s", reason);
+    L->nprocs = c.nprocs;
+    L->naggs = plan.naggs;
+    for (int a = 0; a < plan.naggs && a < RIO_COLL_MAX_AGGS; a++)
+        L->aggs[a] = plan.aggs[a];
+    L->rounds = plan.nrounds;
+    L->bytes = req->nbytes;
+    L->exchanged = c.exchanged;
+    L->copies = c.copies;
+    L->time_exchange = c.t_exchange;
+    L->time_storage = req->st->stats ? req->st->stats->time_storage - t_store0 : 0;
+    L->ntargets = c.layout.count;
+    ctx->last_unit = c.layout.unit;
+    count_strategy(ctx, s->name);
+    rio__coll_plan_free(&plan);
+    free(c.pairs);
+    free(c.sum);
+    free(c.tbytes);
+    return rc;
+}
+
+/* ---- what the last call did -------------------------------------------------------------- */
+
+struct tentry {
+    double t;
+    MPI_Offset off, len;
+};
+
+static int cmp_tentry(const void *x, const void *y)
+{
+    const struct tentry *a = x, *b = y;
+    return a->t < b->t ? -1 : a->t > b->t;
+}
+
+int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
+{
+    struct rio_coll_info *L = &ctx->last;
+    MPI_Comm comm = ctx->comm;
+    int P = ctx->nprocs, n = ctx->trace.n, rc = 0;
+    long long sums[4] = {L->bytes, L->exchanged, L->copies, n + ctx->trace.dropped}, tot[4];
+    double tm[2] = {L->time_exchange, L->time_storage}, tmax[2];
+    MPI_Allreduce(sums, tot, 4, MPI_LONG_LONG, MPI_SUM, comm);
+    MPI_Allreduce(tm, tmax, 2, MPI_DOUBLE, MPI_MAX, comm);
+
+    /* the trace of every rank, in time order, on rank 0 */
+    int *counts = rio__malloc(sizeof(int) * (size_t)P), *displs = rio__malloc(sizeof(int) * (size_t)P);
+    struct tentry *mine = rio__malloc(sizeof *mine * (size_t)(n ? n : 1)), *all = NULL;
+    int ok = counts && displs && mine, allok = 0;
+    MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, comm);
+    if (!allok) {
+        rc = RIO_E_NOMEM;
+        goto out;
+    }
+    for (int k = 0; k < n; k++)
+        mine[k] = (struct tentry){ctx->trace.t[k], ctx->trace.off[k], ctx->trace.len[k]};
+    int nb = n * (int)sizeof(struct tentry);
+    MPI_Gather(&nb, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    long long total = 0;
+    if (ctx->rank == 0) {
+        for (int i = 0; i < P; i++) {
+            displs[i] = (int)total;
+            total += counts[i];
+        }
+        all = rio__malloc((size_t)(total ? total : 1));
+    }
+    int have = ctx->rank != 0 || all;
+    MPI_Bcast(&have, 1, MPI_INT, 0, comm);
+    if (!have) {
+        rc = RIO_E_NOMEM;
+        goto out;
+    }
+    MPI_Gatherv(mine, nb, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
+    *out = *L;
+    out->bytes = tot[0];
+    out->exchanged = tot[1];
+    out->copies = tot[2];
+    out->storage_reqs = tot[3];
+    out->time_exchange = tmax[0];
+    out->time_storage = tmax[1];
+    if (ctx->rank == 0) {
+        struct tentry *e = all;
+        long long ne = total / (long long)sizeof(struct tentry);
+        qsort(e, (size_t)ne, sizeof *e, cmp_tentry);
+        /* A request that spans stripes reaches each target it touches, at
+         * its first byte there. */
+        MPI_Offset unit = ctx->last_unit;
+        int T = out->ntargets > 0 ? out->ntargets : 1;
+        MPI_Offset prev[RIO_COLL_MAX_TARGETS];
+        for (int t = 0; t < RIO_COLL_MAX_TARGETS; t++)
+            prev[t] = -1;
+        for (long long k = 0; k < ne; k++) {
+            MPI_Offset off = e[k].off, end = e[k].off + e[k].len;
+            for (int hop = 0; off < end && hop < T; hop++) {
+                int t = T > 1 ? (int)((off / unit) % T) : 0;
+                if (t < RIO_COLL_MAX_TARGETS) {
+                    out->target_reqs[t]++;
+                    if (prev[t] >= 0 && off > prev[t])
+                        out->target_ascending[t]++;
+                    prev[t] = off;
+                }
+                off = T > 1 ? (off / unit + 1) * unit : end;
+            }
+        }
+    }
+    MPI_Bcast(out->target_reqs, RIO_COLL_MAX_TARGETS, MPI_LONG_LONG, 0, comm);
+    MPI_Bcast(out->target_ascending, RIO_COLL_MAX_TARGETS, MPI_LONG_LONG, 0, comm);
+out:
+    free(counts);
+    free(displs);
+    free(mine);
+    free(all);
+    return rc;
+}
+
+void rio__coll_report(struct rio_coll_ctx *ctx, const char *filename)
+{
+    if (!ctx || ctx->rank != 0)
+        return;
+    for (int i = 0; i < 16 && ctx->counts[i].name; i++)
+        fprintf(stderr, "  collective   %s: %lld calls\n", ctx->counts[i].name,
+                ctx->counts[i].calls);
+    (void)filename;
+}

@@ -1,0 +1,143 @@
+/*
+ * coll_int.h — private declarations of the collective engine.
+ *
+ * A call goes through coll.c (summary, plan, dispatch, agreement, trace)
+ * and, for strategies that aggregate, exchange.c (pieces, rounds).  A
+ * strategy fills a plan: which ranks aggregate and which file bytes each
+ * one handles (its domain).  Domains come in two kinds:
+ *
+ *   RANGE    the file bytes [start, end); a domain's coordinate of a byte
+ *            is its file offset.
+ *   TARGETS  the stripes of some targets of the layout, within [start,
+ *            end): stripe s (target s % count, row s / count) belongs when
+ *            its target is in targets[] and row % ngroup == member.  The
+ *            coordinate of a byte counts only the domain's bytes, in file
+ *            order, so a domain's bytes are a dense coordinate range and a
+ *            round (a slice of round_bytes coordinates) maps to one
+ *            aggregator buffer.
+ *
+ * A RANGE domain may be limited to the requesters of one node (node >= 0):
+ * the node_first strategy.  Rounds: round r of aggregator a covers the
+ * coordinates [cbase + r * round_bytes, cbase + (r + 1) * round_bytes);
+ * every rank can compute which rounds of which aggregators its bytes fall
+ * into, and whether it takes part in one (its extent meets the round's
+ * file span), so no counts are exchanged per round.
+ */
+#ifndef RIO_COLL_INT_H
+#define RIO_COLL_INT_H
+
+#include "coll.h"
+
+#include <stdio.h>
+
+/* A run of this rank's request, contiguous in the file and in memory. */
+struct rio_coll_pair {
+    MPI_Offset foff, len;
+    char *mem;
+};
+
+/* What every rank knows of rank i's request. */
+struct rio_coll_sum {
+    MPI_Offset first, end; /* file extent, [first, end); first == end: nothing */
+    MPI_Offset bytes;
+    MPI_Offset regions;
+};
+
+enum rio_coll_mode {
+    RIO_COLL_EXCHANGE, /* aggregators, rounds */
+    RIO_COLL_DIRECT,   /* each rank one datatype request */
+    RIO_COLL_INDEP,    /* each rank the independent chooser */
+    RIO_COLL_TOKEN,    /* each rank its own data, groups in rank order */
+    RIO_COLL_PREFETCH, /* reads: agents prefetch their targets, then each rank reads */
+};
+
+enum rio_coll_dom_kind { RIO_DOM_RANGE, RIO_DOM_TARGETS };
+
+struct rio_coll_domain {
+    enum rio_coll_dom_kind kind;
+    MPI_Offset start, end;   /* file bytes the domain may hold */
+    int node;                /* RANGE: requesters of this node only; -1 all */
+    int ntargets;            /* TARGETS */
+    int *targets;            /* sorted; owned by the plan */
+    int ngroup, member;
+    MPI_Offset cbase, cend;  /* coordinates of the domain's bytes (set by the engine) */
+};
+
+struct rio_coll_plan {
+    enum rio_coll_mode mode;
+    int naggs;
+    int *aggs;                    /* rank of each aggregator */
+    struct rio_coll_domain *dom;  /* domain of each aggregator */
+    MPI_Offset round_bytes;       /* coordinates per round per aggregator */
+    int nrounds;                  /* set by the engine */
+    int rmw;                      /* writes: read-modify-write rounds with holes */
+    int *bypass;                  /* per rank, may be NULL: does its own I/O */
+    int token_group;              /* TOKEN: ranks issuing together */
+    int *prev_agent;              /* per aggregator, may be NULL: the aggregator that must
+                                     issue its round before this one (timed agents) */
+    char reason[160];
+};
+
+/* Everything about the current call on this rank. */
+struct rio_coll_call {
+    struct rio_coll_ctx *ctx;
+    const struct rio_coll_req *req;
+    int rank, nprocs;
+    struct rio_layout layout;
+    struct rio_coll_pair *pairs;  /* own request in file order */
+    MPI_Count npairs;
+    struct rio_coll_sum *sum;     /* every rank's */
+    MPI_Offset *tbytes;           /* nprocs x layout.count: bytes per target, or NULL */
+    MPI_Offset min, max;          /* extent of all ranks' requests */
+    MPI_Offset total;             /* bytes of all ranks */
+    int nonoverlap;               /* rank i's bytes all precede rank i+1's */
+    int summary_skipped;          /* same_io_size + contiguous_data: computed, not exchanged */
+    const int *node_of;           /* node index of each rank */
+    int nnodes;
+    /* measurements */
+    long long exchanged, copies;
+    double t_exchange;
+};
+
+struct rio_coll_strategy {
+    const char *name;
+    int needs_layout;             /* falls back to two_phase without a known layout */
+    int wants_tbytes;             /* needs bytes per target per rank in the summary */
+    /* Fill plan (zeroed, mode EXCHANGE); may choose another mode. */
+    int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
+};
+
+/* ---- strategy.c --------------------------------------------------------- */
+const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);
+/** Ranks that aggregate by ROMIO's rules: cb_config_list, then cb_nodes
+ *  (default one per node), lowest ranks of each node first.  Returns the
+ *  count; *out is rio__malloc'ed. */
+int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out);
+/** Allocate naggs aggregators and domains in p.  Errors: RIO_E_NOMEM. */
+int rio__coll_plan_alloc(struct rio_coll_plan *p, int naggs);
+void rio__coll_plan_free(struct rio_coll_plan *p);
+/** Target-set domain helpers. */
+int rio__coll_dom_targets(struct rio_coll_domain *d, const int *targets, int n, int ngroup,
+                          int member, MPI_Offset start, MPI_Offset end);
+/** Bytes rank i requests on target t (needs c->tbytes). */
+MPI_Offset rio__coll_tbytes(const struct rio_coll_call *c, int i, int t);
+
+/* ---- domain arithmetic (exchange.c) ---------------------------------------- */
+/** Coordinate of file byte off in d, or -1 when off is not d's. */
+MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_domain *d,
+                           MPI_Offset off);
+/** File offset of coordinate x of d. */
+MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_coll_domain *d,
+                             MPI_Offset x);
+
+/* ---- coll.c ------------------------------------------------------------------ */
+/** The communicator of the file (the engine's messages use their own tags). */
+MPI_Comm rio__coll_comm(const struct rio_coll_ctx *ctx);
+/** The context's round buffer, at least len bytes, kept for the file's
+ *  lifetime so later calls reuse touched memory.  NULL: out of memory. */
+char *rio__coll_buffer(struct rio_coll_ctx *ctx, size_t len);
+
+/** Run an EXCHANGE plan.  Collective.  Returns this rank's error. */
+int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p);
+
+#endif /* RIO_COLL_INT_H */

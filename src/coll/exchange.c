@@ -1,0 +1,863 @@
+/*
+ * exchange.c — aggregation: pieces, rounds, exchange, aggregator I/O.
+ *
+ * Each rank cuts its own request (the pairs of coll.c, in file order) into
+ * pieces: runs that belong to one aggregator's domain and one round.  Every
+ * rank can compute, from the summary alone, which (aggregator, round)
+ * pairs each rank takes part in — its extent meets the round's file span —
+ * so per round a requester sends each aggregator it takes part with one
+ * metadata message (coordinates and lengths of its pieces, possibly none)
+ * and one data message, and the aggregator knows exactly whom to expect.
+ * Nothing is exchanged between ranks that have nothing to do with each
+ * other, and there is no all-to-all, in any round.  Per-rank memory: the
+ * rank's own pieces, one round buffer, and the metadata of one round.
+ *
+ * Data moves from and into user buffers through hindexed datatypes over
+ * the pieces (no pack copy), and into the aggregator's round buffer at the
+ * pieces' coordinates.  Only when two ranks' pieces overlap in one round
+ * (allowed for writes; any one writer's value must win) is the data staged
+ * and copied in rank order.  The aggregator's own pieces are copied, not
+ * sent to itself.
+ *
+ * Writes skip holes with list I/O, or read-modify-write the round's span
+ * when the plan asks (rmw).  Reads read the round's span in one go when
+ * the holes are small and by list I/O otherwise.  A storage error does not
+ * end the rounds early: the rank keeps exchanging, skips further storage
+ * requests, and returns its error for the caller to agree on.
+ */
+#include "coll_int.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_META 11
+#define TAG_DATA 12
+#define TAG_TOKEN 13
+#define LIST_BATCH 1024
+
+struct piece {
+    MPI_Offset coord, len;
+    char *mem;
+    int round;
+};
+
+struct plist {
+    struct piece *v;
+    MPI_Count n, cap, pos; /* pos: first piece not yet handed out */
+};
+
+/* A piece received (or own) at an aggregator in one round. */
+struct rpiece {
+    MPI_Offset coord, len;
+    int rank;
+    MPI_Count idx; /* order within its rank's message */
+};
+
+/* ---- domain arithmetic --------------------------------------------------------- */
+
+static int target_index(const struct rio_coll_domain *d, int t)
+{
+    int lo = 0, hi = d->ntargets - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (d->targets[mid] == t)
+            return mid;
+        if (d->targets[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1 - lo; /* insertion point, encoded */
+}
+
+MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_domain *d,
+                           MPI_Offset off)
+{
+    if (off < d->start || off >= d->end)
+        return -1;
+    if (d->kind == RIO_DOM_RANGE)
+        return off;
+    MPI_Offset unit = c->layout.unit, s = off / unit, row = s / c->layout.count;
+    int t = (int)(s % c->layout.count);
+    if (row % d->ngroup != d->member)
+        return -1;
+    int idx = target_index(d, t);
+    if (idx < 0)
+        return -1;
+    return ((row / d->ngroup) * d->ntargets + idx) * unit + off % unit;
+}
+
+MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_coll_domain *d,
+                             MPI_Offset x)
+{
+    if (d->kind == RIO_DOM_RANGE)
+        return x;
+    MPI_Offset unit = c->layout.unit, kk = x / unit;
+    MPI_Offset row = (kk / d->ntargets) * d->ngroup + d->member;
+    return (row * c->layout.count + d->targets[kk % d->ntargets]) * unit + x % unit;
+}
+
+/* The smallest coordinate of d whose byte lies at or after off. */
+static MPI_Offset coord_ceil(const struct rio_coll_call *c, const struct rio_coll_domain *d,
+                             MPI_Offset off)
+{
+    if (d->kind == RIO_DOM_RANGE)
+        return off;
+    MPI_Offset unit = c->layout.unit, s = off / unit, row = s / c->layout.count;
+    int t = (int)(s % c->layout.count), n = d->ntargets, g = d->ngroup;
+    if (row % g == d->member) {
+        int idx = target_index(d, t);
+        if (idx >= 0)
+            return ((row / g) * n + idx) * unit + off % unit;
+        idx = -1 - idx;
+        if (idx < n)
+            return ((row / g) * n + idx) * unit;
+        row++;
+    }
+    row += ((d->member - row % g) % g + g) % g;
+    return (row / g) * n * unit;
+}
+
+static void domain_coords(const struct rio_coll_call *c, struct rio_coll_domain *d)
+{
+    d->cbase = coord_ceil(c, d, d->start);
+    d->cend = d->end > d->start ? coord_ceil(c, d, d->end) : d->cbase;
+}
+
+/* File bytes of round r of d: [*lo, *hi); empty when *lo >= *hi. */
+static void round_span(const struct rio_coll_call *c, const struct rio_coll_plan *p,
+                       const struct rio_coll_domain *d, int r, MPI_Offset *lo, MPI_Offset *hi)
+{
+    MPI_Offset x0 = d->cbase + (MPI_Offset)r * p->round_bytes;
+    MPI_Offset x1 = RIO_MIN(x0 + p->round_bytes, d->cend);
+    if (x0 >= x1) {
+        *lo = *hi = 0;
+        return;
+    }
+    *lo = rio__coll_fileoff(c, d, x0);
+    *hi = rio__coll_fileoff(c, d, x1 - 1) + 1;
+}
+
+static int takes_part(const struct rio_coll_call *c, const struct rio_coll_plan *p, int i, int a,
+                      int r)
+{
+    const struct rio_coll_sum *s = &c->sum[i];
+    const struct rio_coll_domain *d = &p->dom[a];
+    if (s->first >= s->end || (p->bypass && p->bypass[i]))
+        return 0;
+    if (d->node >= 0 && c->node_of[i] != d->node)
+        return 0;
+    MPI_Offset lo, hi;
+    round_span(c, p, d, r, &lo, &hi);
+    return lo < hi && s->first < hi && lo < s->end;
+}
+
+/* ---- which aggregator holds a byte ----------------------------------------------- */
+
+struct lookup {
+    int by_node;      /* node_first: the requester's node decides */
+    int *node_agg;    /* node -> aggregator */
+    int *tmap;        /* TARGETS: [t * maxng + row % ng[t]] -> aggregator */
+    int *tng;
+    int maxng;
+};
+
+static void lookup_free(struct lookup *lk)
+{
+    free(lk->node_agg);
+    free(lk->tmap);
+    free(lk->tng);
+}
+
+static int lookup_build(const struct rio_coll_call *c, const struct rio_coll_plan *p,
+                        struct lookup *lk)
+{
+    memset(lk, 0, sizeof *lk);
+    if (p->dom[0].kind == RIO_DOM_RANGE && p->dom[0].node >= 0) {
+        lk->by_node = 1;
+        lk->node_agg = rio__malloc(sizeof(int) * (size_t)c->nnodes);
+        if (!lk->node_agg)
+            return RIO_E_NOMEM;
+        for (int n = 0; n < c->nnodes; n++)
+            lk->node_agg[n] = -1;
+        for (int a = 0; a < p->naggs; a++)
+            lk->node_agg[p->dom[a].node] = a;
+        return 0;
+    }
+    if (p->dom[0].kind == RIO_DOM_RANGE)
+        return 0;
+    int T = c->layout.count;
+    lk->maxng = 1;
+    for (int a = 0; a < p->naggs; a++)
+        lk->maxng = RIO_MAX(lk->maxng, p->dom[a].ngroup);
+    lk->tmap = rio__malloc(sizeof(int) * (size_t)T * (size_t)lk->maxng);
+    lk->tng = rio__calloc((size_t)T, sizeof(int));
+    if (!lk->tmap || !lk->tng)
+        return RIO_E_NOMEM;
+    for (int i = 0; i < T * lk->maxng; i++)
+        lk->tmap[i] = -1;
+    for (int a = 0; a < p->naggs; a++) {
+        const struct rio_coll_domain *d = &p->dom[a];
+        for (int k = 0; k < d->ntargets; k++) {
+            lk->tng[d->targets[k]] = d->ngroup;
+            lk->tmap[d->targets[k] * lk->maxng + d->member] = a;
+        }
+    }
+    return 0;
+}
+
+static int agg_of(const struct rio_coll_call *c, const struct rio_coll_plan *p,
+                  const struct lookup *lk, MPI_Offset off)
+{
+    if (lk->by_node)
+        return lk->node_agg[c->node_of[c->rank]];
+    if (p->dom[0].kind == RIO_DOM_RANGE) {
+        int lo = 0, hi = p->naggs - 1, found = -1;
+        while (lo <= hi) { /* the last domain starting at or before off */
+            int mid = (lo + hi) / 2;
+            if (p->dom[mid].start <= off) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found >= 0 && off < p->dom[found].end ? found : -1;
+    }
+    MPI_Offset s = off / c->layout.unit;
+    int t = (int)(s % c->layout.count);
+    if (!lk->tng[t])
+        return -1;
+    return lk->tmap[t * lk->maxng + (int)((s / c->layout.count) % lk->tng[t])];
+}
+
+/* ---- cutting the own request into pieces ---------------------------------------- */
+
+static int plist_add(struct plist *l, MPI_Offset coord, MPI_Offset len, char *mem, int round)
+{
+    if (l->n > 0) { /* extend the previous piece when both sides continue it */
+        struct piece *q = &l->v[l->n - 1];
+        if (q->round == round && q->coord + q->len == coord && q->mem + q->len == mem) {
+            q->len += len;
+            return 0;
+        }
+    }
+    if (l->n == l->cap) {
+        MPI_Count cap = l->cap ? 2 * l->cap : 64;
+        struct piece *v = rio__realloc(l->v, sizeof *v * (size_t)cap);
+        if (!v)
+            return RIO_E_NOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = (struct piece){coord, len, mem, round};
+    return 0;
+}
+
+static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan *p,
+                      const struct lookup *lk, struct plist *lists)
+{
+    if (p->bypass && p->bypass[c->rank])
+        return 0;
+    for (MPI_Count k = 0; k < c->npairs; k++) {
+        MPI_Offset off = c->pairs[k].foff, left = c->pairs[k].len;
+        char *mem = c->pairs[k].mem;
+        while (left > 0) {
+            int a = agg_of(c, p, lk, off);
+            if (a < 0) {
+                rio__err_detail("no aggregator holds file byte %lld", (long long)off);
+                return RIO_E_ARG;
+            }
+            const struct rio_coll_domain *d = &p->dom[a];
+            MPI_Offset x = rio__coll_coord(c, d, off);
+            if (x < 0) {
+                rio__err_detail("file byte %lld is outside its aggregator's domain",
+                                (long long)off);
+                return RIO_E_ARG;
+            }
+            int r = (int)((x - d->cbase) / p->round_bytes);
+            MPI_Offset n = RIO_MIN(left, d->cbase + (MPI_Offset)(r + 1) * p->round_bytes - x);
+            if (d->kind == RIO_DOM_TARGETS)
+                n = RIO_MIN(n, c->layout.unit - off % c->layout.unit);
+            else
+                n = RIO_MIN(n, d->end - off);
+            int rc = plist_add(&lists[a], x, n, mem, r);
+            if (rc)
+                return rc;
+            off += n;
+            mem += n;
+            left -= n;
+        }
+    }
+    return 0;
+}
+
+/* ---- messages --------------------------------------------------------------------- */
+
+/* A datatype over n runs at absolute addresses base[i] (relative to
+ * MPI_BOTTOM), or a plain byte count when there is a single run. */
+struct dt_msg {
+    void *addr;
+    int count;
+    MPI_Datatype type;
+};
+
+static int make_msg(char *const *base, const MPI_Offset *len, MPI_Count n, struct dt_msg *m)
+{
+    m->type = MPI_DATATYPE_NULL;
+    if (n == 1 && len[0] <= INT_MAX) {
+        m->addr = base[0];
+        m->count = (int)len[0];
+        return 0;
+    }
+    if (n > INT_MAX)
+        return RIO_E_OVERFLOW;
+    int *bl = rio__malloc(sizeof(int) * (size_t)n);
+    MPI_Aint *dp = rio__malloc(sizeof(MPI_Aint) * (size_t)n);
+    int rc = 0;
+    if (!bl || !dp) {
+        rc = RIO_E_NOMEM;
+        goto out;
+    }
+    for (MPI_Count i = 0; i < n; i++) {
+        if (len[i] > INT_MAX) {
+            rc = RIO_E_OVERFLOW;
+            goto out;
+        }
+        bl[i] = (int)len[i];
+        MPI_Get_address(base[i], &dp[i]);
+    }
+    if (MPI_Type_create_hindexed((int)n, bl, dp, MPI_BYTE, &m->type) != MPI_SUCCESS ||
+        MPI_Type_commit(&m->type) != MPI_SUCCESS) {
+        rc = RIO_E_NOMEM;
+        goto out;
+    }
+    m->addr = MPI_BOTTOM;
+    m->count = 1;
+out:
+    free(bl);
+    free(dp);
+    return rc;
+}
+
+/* Requests and types of one round, released together. */
+struct inflight {
+    MPI_Request *req;
+    MPI_Datatype *types;
+    void **bufs;
+    int nreq, ntypes, nbufs, cap;
+};
+
+static int inflight_reserve(struct inflight *f, int more)
+{
+    if (f->nreq + more <= f->cap && f->ntypes + more <= f->cap && f->nbufs + more <= f->cap)
+        return 0;
+    int cap = RIO_MAX(2 * f->cap, f->cap + more + 16);
+    MPI_Request *r = rio__realloc(f->req, sizeof *r * (size_t)cap);
+    if (r)
+        f->req = r;
+    MPI_Datatype *t = rio__realloc(f->types, sizeof *t * (size_t)cap);
+    if (t)
+        f->types = t;
+    void **b = rio__realloc(f->bufs, sizeof *b * (size_t)cap);
+    if (b)
+        f->bufs = b;
+    if (!r || !t || !b)
+        return RIO_E_NOMEM;
+    f->cap = cap;
+    return 0;
+}
+
+static void inflight_finish(struct inflight *f)
+{
+    /* one wait each: gcc 12 misreads MPICH's MPI_STATUSES_IGNORE as an
+     * empty array passed to MPI_Waitall */
+    for (int i = 0; i < f->nreq; i++)
+        MPI_Wait(&f->req[i], MPI_STATUS_IGNORE);
+    for (int i = 0; i < f->ntypes; i++)
+        MPI_Type_free(&f->types[i]);
+    for (int i = 0; i < f->nbufs; i++)
+        free(f->bufs[i]);
+    f->nreq = f->ntypes = f->nbufs = 0;
+}
+
+static void inflight_free(struct inflight *f)
+{
+    inflight_finish(f);
+    free(f->req);
+    free(f->types);
+    free(f->bufs);
+}
+
+/* Post a send or receive of the n runs base[i]/len[i] to/from peer. */
+static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, char *const *base,
+                     const MPI_Offset *len, MPI_Count n)
+{
+    struct dt_msg m;
+    int rc = inflight_reserve(f, 1);
+    if (!rc)
+        rc = make_msg(base, len, n, &m);
+    if (rc)
+        return rc;
+    if (m.type != MPI_DATATYPE_NULL)
+        f->types[f->ntypes++] = m.type;
+    MPI_Datatype t = m.type != MPI_DATATYPE_NULL ? m.type : MPI_BYTE;
+    if (send)
+        MPI_Isend(m.addr, m.count, t, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+    else
+        MPI_Irecv(m.addr, m.count, t, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+    return 0;
+}
+
+/* ---- the rounds --------------------------------------------------------------------- */
+
+/* A batch of file regions and the round-buffer pieces that go with them. */
+struct batch {
+    struct rio_region reg[LIST_BATCH];
+    struct iovec iov[LIST_BATCH];
+    int n;
+};
+
+struct engine {
+    struct rio_coll_call *c;
+    struct rio_coll_plan *p;
+    struct lookup lk;
+    struct plist *mine;      /* per aggregator: this rank's pieces */
+    MPI_Comm comm;
+    char *cbuf;              /* round buffer */
+    int err;                 /* first storage error of this rank */
+    /* per round, per aggregator role of this rank */
+    struct rpiece *rp;
+    MPI_Count nrp, caprp;
+    struct batch batch;      /* storage requests being built */
+};
+
+static int cmp_rpiece(const void *x, const void *y)
+{
+    const struct rpiece *a = x, *b = y;
+    if (a->coord != b->coord)
+        return a->coord < b->coord ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int rp_add(struct engine *e, MPI_Offset coord, MPI_Offset len, int rank, MPI_Count idx)
+{
+    if (e->nrp == e->caprp) {
+        MPI_Count cap = e->caprp ? 2 * e->caprp : 256;
+        struct rpiece *v = rio__realloc(e->rp, sizeof *v * (size_t)cap);
+        if (!v)
+            return RIO_E_NOMEM;
+        e->rp = v;
+        e->caprp = cap;
+    }
+    e->rp[e->nrp++] = (struct rpiece){coord, len, rank, idx};
+    return 0;
+}
+
+/* This rank's pieces for aggregator a in round r: [*first, *first + *n). */
+static void my_slice(struct engine *e, int a, int r, MPI_Count *first, MPI_Count *n)
+{
+    struct plist *l = &e->mine[a];
+    MPI_Count k = l->pos;
+    while (k < l->n && l->v[k].round < r)
+        k++;
+    *first = k;
+    while (k < l->n && l->v[k].round == r)
+        k++;
+    *n = k - *first;
+    l->pos = k;
+}
+
+/* Covered coordinate intervals of the round (rp sorted), merged. */
+static MPI_Count coverage(struct engine *e, MPI_Offset *lo, MPI_Offset *hi, int *overlap)
+{
+    MPI_Count n = 0;
+    *overlap = 0;
+    for (MPI_Count k = 0; k < e->nrp; k++) {
+        MPI_Offset s = e->rp[k].coord, t = s + e->rp[k].len;
+        if (n > 0 && s < hi[n - 1])
+            *overlap = 1;
+        if (n > 0 && s <= hi[n - 1]) {
+            hi[n - 1] = RIO_MAX(hi[n - 1], t);
+        } else {
+            lo[n] = s;
+            hi[n] = t;
+            n++;
+        }
+    }
+    return n;
+}
+
+static int batch_flush(struct rio_store *st, int write, struct batch *b)
+{
+    int rc = 0;
+    if (b->n == 0)
+        return 0;
+    if (write) {
+        rc = rio__store_write_list(st, b->reg, b->iov, b->n);
+    } else {
+        MPI_Offset got = 0;
+        rc = rio__store_read_list(st, b->reg, b->iov, b->n, &got);
+        /* end of file: what was not read reads as zeros */
+        for (int j = 0; !rc && j < b->n; j++) {
+            MPI_Offset keep = RIO_MIN(got, b->reg[j].len);
+            memset((char *)b->iov[j].iov_base + keep, 0, (size_t)(b->reg[j].len - keep));
+            got -= keep;
+        }
+    }
+    b->n = 0;
+    return rc;
+}
+
+/* Move coordinate intervals [lo[k], hi[k]) of aggregator a between the
+ * round buffer (coordinate wbase at its start) and storage, as list I/O
+ * in ascending file order. */
+static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
+                      const MPI_Offset *hi, MPI_Count n, MPI_Offset wbase)
+{
+    struct rio_coll_call *c = e->c;
+    const struct rio_coll_domain *d = &e->p->dom[a];
+    struct rio_store *st = c->req->st;
+    struct batch *b = &e->batch;
+    MPI_Offset unit = d->kind == RIO_DOM_TARGETS ? c->layout.unit : 0;
+    int rc = 0;
+
+    b->n = 0;
+    for (MPI_Count k = 0; k < n && !rc; k++) {
+        /* one interval is several file regions when it spans stripes */
+        for (MPI_Offset x = lo[k]; x < hi[k] && !rc;) {
+            MPI_Offset len = unit ? RIO_MIN(hi[k] - x, unit - x % unit) : hi[k] - x;
+            MPI_Offset f = rio__coll_fileoff(c, d, x);
+            char *m = e->cbuf + (x - wbase);
+            struct rio_region *lr = b->n ? &b->reg[b->n - 1] : NULL;
+            if (lr && lr->off + lr->len == f &&
+                (char *)b->iov[b->n - 1].iov_base + b->iov[b->n - 1].iov_len == m) {
+                lr->len += len;
+                b->iov[b->n - 1].iov_len += (size_t)len;
+            } else {
+                if (b->n == LIST_BATCH)
+                    rc = batch_flush(st, write, b);
+                b->reg[b->n] = (struct rio_region){f, len};
+                b->iov[b->n] = (struct iovec){m, (size_t)len};
+                b->n++;
+            }
+            x += len;
+        }
+    }
+    if (!rc)
+        rc = batch_flush(st, write, b);
+    return rc;
+}
+
+/* One aggregator role a of this rank in round r. */
+static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
+{
+    struct rio_coll_call *c = e->c;
+    struct rio_coll_plan *p = e->p;
+    const struct rio_coll_domain *d = &p->dom[a];
+    int write = c->req->write, rc = 0, overlap;
+    MPI_Offset wbase = d->cbase + (MPI_Offset)r * p->round_bytes;
+    MPI_Offset **metas = NULL;
+    MPI_Count *nmeta = NULL;
+    MPI_Offset *lo = NULL, *hi = NULL;
+    MPI_Count own_first = 0, own_n = 0;
+    double t0 = rio__now();
+
+    e->nrp = 0;
+    metas = rio__calloc((size_t)c->nprocs, sizeof *metas);
+    nmeta = rio__calloc((size_t)c->nprocs, sizeof *nmeta);
+    if (!metas || !nmeta) {
+        rc = RIO_E_NOMEM;
+        goto out;
+    }
+    /* metadata of every rank taking part */
+    for (int i = 0; i < c->nprocs; i++) {
+        if (!takes_part(c, p, i, a, r))
+            continue;
+        if (i == c->rank) {
+            my_slice(e, a, r, &own_first, &own_n);
+            for (MPI_Count k = 0; k < own_n && !rc; k++) {
+                const struct piece *q = &e->mine[a].v[own_first + k];
+                rc = rp_add(e, q->coord, q->len, i, k);
+            }
+            continue;
+        }
+        MPI_Status s;
+        int cnt = 0;
+        MPI_Probe(i, TAG_META, e->comm, &s);
+        MPI_Get_count(&s, MPI_OFFSET, &cnt);
+        metas[i] = rio__malloc(sizeof(MPI_Offset) * (size_t)(cnt ? cnt : 1));
+        if (!metas[i]) {
+            rc = RIO_E_NOMEM;
+            goto out;
+        }
+        MPI_Recv(metas[i], cnt, MPI_OFFSET, i, TAG_META, e->comm, MPI_STATUS_IGNORE);
+        nmeta[i] = cnt / 2;
+        for (MPI_Count k = 0; k < nmeta[i] && !rc; k++)
+            rc = rp_add(e, metas[i][2 * k], metas[i][2 * k + 1], i, k);
+    }
+    if (rc)
+        goto out;
+    qsort(e->rp, (size_t)e->nrp, sizeof *e->rp, cmp_rpiece);
+    lo = rio__malloc(sizeof *lo * (size_t)(e->nrp + 1));
+    hi = rio__malloc(sizeof *hi * (size_t)(e->nrp + 1));
+    if (!lo || !hi) {
+        rc = RIO_E_NOMEM;
+        goto out;
+    }
+    MPI_Count ncov = coverage(e, lo, hi, &overlap);
+
+    if (!write && ncov > 0 && !e->err) {
+        /* one read over the span when the holes are small, else list I/O */
+        MPI_Offset cov = 0, span = hi[ncov - 1] - lo[0];
+        for (MPI_Count k = 0; k < ncov; k++)
+            cov += hi[k] - lo[k];
+        if (span - cov <= RIO_MAX(cov, (MPI_Offset)65536)) {
+            MPI_Offset l = lo[0], h = hi[ncov - 1];
+            e->err = storage_io(e, a, 0, &l, &h, 1, wbase);
+        } else {
+            e->err = storage_io(e, a, 0, lo, hi, ncov, wbase);
+        }
+    } else if (write && ncov > 1 && p->rmw && !e->err) {
+        MPI_Offset l = lo[0], h = hi[ncov - 1];
+        e->err = storage_io(e, a, 0, &l, &h, 1, wbase);
+    }
+
+    /* data */
+    char **bases = NULL;
+    MPI_Offset *lens = NULL;
+    if (e->nrp > 0) {
+        bases = rio__malloc(sizeof *bases * (size_t)e->nrp);
+        lens = rio__malloc(sizeof *lens * (size_t)e->nrp);
+        if (!bases || !lens) {
+            free(bases);
+            free(lens);
+            rc = RIO_E_NOMEM;
+            goto out;
+        }
+    }
+    if (!write || !overlap) {
+        /* straight into (or out of) the round buffer, per rank */
+        for (int i = 0; i < c->nprocs && !rc; i++) {
+            if (i == c->rank) {
+                for (MPI_Count k = 0; k < own_n; k++) {
+                    const struct piece *q = &e->mine[a].v[own_first + k];
+                    char *b = e->cbuf + (q->coord - wbase);
+                    if (write)
+                        memcpy(b, q->mem, (size_t)q->len);
+                    else
+                        memcpy(q->mem, b, (size_t)q->len);
+                    c->copies += q->len;
+                }
+                continue;
+            }
+            if (!nmeta[i])
+                continue;
+            for (MPI_Count k = 0; k < nmeta[i]; k++) {
+                bases[k] = e->cbuf + (metas[i][2 * k] - wbase);
+                lens[k] = metas[i][2 * k + 1];
+            }
+            rc = post_runs(f, e->comm, !write, i, bases, lens, nmeta[i]);
+        }
+        if (write)
+            inflight_finish(f);
+    } else {
+        /* overlapping writes: stage each rank's data, apply in rank order */
+        char **stage = rio__calloc((size_t)c->nprocs, sizeof *stage);
+        if (!stage)
+            rc = RIO_E_NOMEM;
+        for (int i = 0; i < c->nprocs && !rc; i++) {
+            if (i == c->rank || !nmeta[i])
+                continue;
+            MPI_Offset tot = 0;
+            for (MPI_Count k = 0; k < nmeta[i]; k++)
+                tot += metas[i][2 * k + 1];
+            stage[i] = rio__malloc((size_t)tot);
+            if (!stage[i] || tot > INT_MAX) {
+                rc = stage[i] ? RIO_E_OVERFLOW : RIO_E_NOMEM;
+                break;
+            }
+            rc = inflight_reserve(f, 1);
+            if (!rc)
+                MPI_Irecv(stage[i], (int)tot, MPI_BYTE, i, TAG_DATA, e->comm,
+                          &f->req[f->nreq++]);
+        }
+        inflight_finish(f);
+        for (int i = 0; i < c->nprocs && stage; i++) {
+            if (i == c->rank) {
+                for (MPI_Count k = 0; k < own_n; k++) {
+                    const struct piece *q = &e->mine[a].v[own_first + k];
+                    memcpy(e->cbuf + (q->coord - wbase), q->mem, (size_t)q->len);
+                    c->copies += q->len;
+                }
+            } else if (stage[i]) {
+                char *s = stage[i];
+                for (MPI_Count k = 0; k < nmeta[i]; k++) {
+                    MPI_Offset len = metas[i][2 * k + 1];
+                    memcpy(e->cbuf + (metas[i][2 * k] - wbase), s, (size_t)len);
+                    s += len;
+                    c->copies += len;
+                }
+                free(stage[i]);
+            }
+        }
+        free(stage);
+    }
+    free(bases);
+    free(lens);
+    c->t_exchange += rio__now() - t0;
+
+    if (write && ncov > 0 && !e->err && !rc) {
+        int prev = p->prev_agent ? p->prev_agent[a] : -1;
+        if (prev >= 0 && p->aggs[prev] != c->rank)
+            MPI_Recv(NULL, 0, MPI_BYTE, p->aggs[prev], TAG_TOKEN, e->comm, MPI_STATUS_IGNORE);
+        if (p->rmw && ncov > 1) {
+            MPI_Offset l = lo[0], h = hi[ncov - 1];
+            e->err = storage_io(e, a, 1, &l, &h, 1, wbase);
+        } else {
+            e->err = storage_io(e, a, 1, lo, hi, ncov, wbase);
+        }
+    } else if (write && p->prev_agent) {
+        int prev = p->prev_agent[a];
+        if (prev >= 0 && p->aggs[prev] != c->rank)
+            MPI_Recv(NULL, 0, MPI_BYTE, p->aggs[prev], TAG_TOKEN, e->comm, MPI_STATUS_IGNORE);
+    }
+    if (write && p->prev_agent) /* hand the turn to the next agent of the target */
+        for (int b = 0; b < p->naggs; b++)
+            if (p->prev_agent[b] == a && p->aggs[b] != c->rank)
+                MPI_Send(NULL, 0, MPI_BYTE, p->aggs[b], TAG_TOKEN, e->comm);
+out:
+    if (metas)
+        for (int i = 0; i < c->nprocs; i++)
+            free(metas[i]);
+    free(metas);
+    free(nmeta);
+    free(lo);
+    free(hi);
+    return rc;
+}
+
+/* This rank as a requester in round r: metadata and data to (or from)
+ * every aggregator it takes part with. */
+static int request_round(struct engine *e, int r, struct inflight *f)
+{
+    struct rio_coll_call *c = e->c;
+    struct rio_coll_plan *p = e->p;
+    int rc = 0;
+    for (int a = 0; a < p->naggs && !rc; a++) {
+        if (p->aggs[a] == c->rank || !takes_part(c, p, c->rank, a, r))
+            continue;
+        MPI_Count first, n;
+        my_slice(e, a, r, &first, &n);
+        MPI_Offset *meta = rio__malloc(sizeof(MPI_Offset) * (size_t)(2 * n + 1));
+        rc = inflight_reserve(f, 2);
+        if (!meta || rc) {
+            free(meta);
+            return rc ? rc : RIO_E_NOMEM;
+        }
+        f->bufs[f->nbufs++] = meta;
+        for (MPI_Count k = 0; k < n; k++) {
+            meta[2 * k] = e->mine[a].v[first + k].coord;
+            meta[2 * k + 1] = e->mine[a].v[first + k].len;
+        }
+        MPI_Isend(meta, (int)(2 * n), MPI_OFFSET, p->aggs[a], TAG_META, e->comm,
+                  &f->req[f->nreq++]);
+        if (n == 0)
+            continue;
+        char **bases = rio__malloc(sizeof *bases * (size_t)n);
+        MPI_Offset *lens = rio__malloc(sizeof *lens * (size_t)n);
+        if (!bases || !lens) {
+            free(bases);
+            free(lens);
+            return RIO_E_NOMEM;
+        }
+        for (MPI_Count k = 0; k < n; k++) {
+            bases[k] = e->mine[a].v[first + k].mem;
+            lens[k] = e->mine[a].v[first + k].len;
+            c->exchanged += lens[k];
+        }
+        rc = post_runs(f, e->comm, c->req->write, p->aggs[a], bases, lens, n);
+        free(bases);
+        free(lens);
+    }
+    return rc;
+}
+
+int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
+{
+    struct engine e;
+    struct inflight fr = {0}, fa = {0};
+    int rc = 0;
+    memset(&e, 0, sizeof e);
+    e.c = c;
+    e.p = p;
+    e.comm = rio__coll_comm(c->ctx);
+
+    /* domains' coordinate ranges and the number of rounds */
+    p->nrounds = 0;
+    for (int a = 0; a < p->naggs; a++) {
+        domain_coords(c, &p->dom[a]);
+        MPI_Offset n = p->dom[a].cend - p->dom[a].cbase;
+        int rounds = (int)((n + p->round_bytes - 1) / p->round_bytes);
+        p->nrounds = RIO_MAX(p->nrounds, rounds);
+    }
+    rc = lookup_build(c, p, &e.lk);
+    e.mine = rio__calloc((size_t)p->naggs, sizeof *e.mine);
+    if (!rc && !e.mine)
+        rc = RIO_E_NOMEM;
+    if (!rc)
+        rc = cut_pieces(c, p, &e.lk, e.mine);
+    int iam_agg = 0;
+    for (int a = 0; a < p->naggs; a++)
+        iam_agg |= p->aggs[a] == c->rank;
+    if (!rc && iam_agg) {
+        e.cbuf = rio__coll_buffer(c->ctx, (size_t)p->round_bytes);
+        if (!e.cbuf)
+            rc = RIO_E_NOMEM;
+    }
+    /* A local failure before the rounds must not leave others waiting: the
+     * outcome is agreed on here, and a failed setup skips the rounds on
+     * every rank together. */
+    int any = rc ? 1 : 0, all = 0;
+    MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MAX, e.comm);
+    if (all) {
+        if (!rc)
+            rc = RIO_E_REMOTE;
+        goto out;
+    }
+
+    for (int r = 0; r < p->nrounds; r++) {
+        double t0 = rio__now();
+        int lrc = request_round(&e, r, &fr);
+        c->t_exchange += rio__now() - t0;
+        for (int a = 0; a < p->naggs && !lrc; a++)
+            if (p->aggs[a] == c->rank)
+                lrc = aggregate_round(&e, a, r, &fa);
+        t0 = rio__now();
+        inflight_finish(&fa);
+        inflight_finish(&fr);
+        c->t_exchange += rio__now() - t0;
+        if (lrc && !rc)
+            rc = lrc;
+        if (lrc) {
+            /* Memory ran out mid-round: the messages others expect from
+             * this rank may be missing, so stop here rather than hang. */
+            MPI_Abort(e.comm, MPI_ERR_NO_MEM);
+        }
+    }
+    if (!rc)
+        rc = e.err;
+out:
+    inflight_free(&fr);
+    inflight_free(&fa);
+    if (e.mine)
+        for (int a = 0; a < p->naggs; a++)
+            free(e.mine[a].v);
+    free(e.mine);
+    free(e.rp);
+    lookup_free(&e.lk);
+    return rc;
+}

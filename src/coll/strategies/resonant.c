@@ -1,0 +1,83 @@
+/*
+ * resonant.c — resonant I/O (resonant-io.txt §3.2–3.5): requests reach
+ * each target in ascending offset order.
+ *
+ * Agents: for each target in turn, the rank that requests the most bytes
+ * on it and is not yet an agent (lowest rank on ties; once every rank is
+ * one, the best rank again).  Each agent handles its target's stripes,
+ * in ascending order, as list I/O.  When ranks far outnumber targets (four
+ * or more per target) each target gets several agents that take its stripe
+ * rows in turn, and within a round they issue one after another (timed
+ * groups), so the target still sees ascending offsets.
+ *
+ * A write whose ranks' extents follow rank order (every offset of rank i
+ * precedes every offset of rank i+1) needs no exchange: ranks write their
+ * own data, in groups of as many ranks as targets, group after group.
+ *
+ * Reads exchange no data at all (§3.3): the agents first ask storage for
+ * their targets' stripes without waiting, all ranks synchronize, and then
+ * every rank reads its own data, found in the storage cache.
+ */
+#include "../coll_int.h"
+
+#include <stdlib.h>
+
+static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
+{
+    int T = c->layout.count, P = c->nprocs;
+    if (c->req->write && c->nonoverlap) {
+        p->mode = RIO_COLL_TOKEN;
+        p->token_group = T;
+        snprintf(p->reason, sizeof p->reason,
+                 "non-overlapping call: ranks write their own data in groups of %d", T);
+        return 0;
+    }
+    int k = P >= 4 * T ? P / (4 * T) : 1;
+    int *used = rio__calloc((size_t)P, sizeof *used), nused = 0;
+    int rc = used ? rio__coll_plan_alloc(p, T * k) : RIO_E_NOMEM;
+    if (!rc && k > 1) {
+        p->prev_agent = rio__malloc(sizeof *p->prev_agent * (size_t)(T * k));
+        if (!p->prev_agent)
+            rc = RIO_E_NOMEM;
+    }
+    MPI_Offset u = c->layout.unit, base = c->min / u * u;
+    for (int j = 0; j < k && !rc; j++)
+        for (int t = 0; t < T && !rc; t++) {
+            int best = -1;
+            MPI_Offset bb = -1;
+            for (int i = 0; i < P; i++) {
+                if (used[i] && nused < P)
+                    continue;
+                MPI_Offset b = rio__coll_tbytes(c, i, t);
+                if (b > bb) {
+                    best = i;
+                    bb = b;
+                }
+            }
+            if (!used[best]) {
+                used[best] = 1;
+                nused++;
+            }
+            int a = t * k + j;
+            p->aggs[a] = best;
+            if (p->prev_agent)
+                p->prev_agent[a] = j > 0 ? a - 1 : -1;
+            rc = rio__coll_dom_targets(&p->dom[a], &t, 1, k, j, base, c->max);
+        }
+    free(used);
+    if (rc)
+        return rc;
+    if (!c->req->write) {
+        p->mode = RIO_COLL_PREFETCH;
+        snprintf(p->reason, sizeof p->reason,
+                 "read: agents prefetch their targets, then each rank reads its own data");
+    }
+    return 0;
+}
+
+const struct rio_coll_strategy rio__strategy_resonant = {
+    .name = "resonant",
+    .needs_layout = 1,
+    .wants_tbytes = 1,
+    .plan = plan,
+};
