@@ -136,6 +136,16 @@ static void file_free(rio_file *fh)
 static int open_store(rio_file *fh, int create, int excl)
 {
     int oflags = O_CLOEXEC;
+    /* romio_no_indep_rw: only ranks that make storage requests open the
+     * file; rank 0 opens at once to create it and report errors. */
+    if (fh->hints.no_indep_rw && fh->rank != 0) {
+        int how = fh->amode & MPI_MODE_RDONLY ? O_RDONLY : fh->amode & MPI_MODE_WRONLY ? O_WRONLY
+                                                                                         : O_RDWR;
+        return rio__store_open_deferred(&fh->st, fh->filename, oflags | how,
+                                        fh->hints.file_perm >= 0 ? (mode_t)fh->hints.file_perm
+                                                                 : 0666,
+                                        &fh->hints);
+    }
     mode_t perm = fh->hints.file_perm >= 0 ? (mode_t)fh->hints.file_perm : 0666;
     if (create)
         oflags |= O_CREAT;

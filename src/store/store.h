@@ -163,7 +163,16 @@ void rio__store_layout(struct rio_store *st, struct rio_layout *out);
 /** Record one request in st->trace if one is attached. */
 void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len);
 
+/** Deferred open (deferred.c): like rio__store_open, but the driver's
+ *  file is opened (without O_CREAT/O_EXCL) only at the first operation
+ *  that needs it. */
+int rio__store_open_deferred(struct rio_store *st, const char *name, int oflags, mode_t perm,
+                             struct rio_hints *hints);
+/** 0 while a deferred store has not opened its file yet; 1 otherwise. */
+int rio__store_deferred_opened(struct rio_store *st);
+
 extern const struct rio_store_ops rio__store_posix;
 extern const struct rio_store_ops rio__store_fault;
+extern const struct rio_store_ops rio__store_deferred;
 
 #endif /* RIO_STORE_H */
