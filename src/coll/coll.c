@@ -372,6 +372,33 @@ static MPI_Offset readable_bytes(const struct rio_coll_req *q, MPI_Offset size)
     return lo;
 }
 
+/*
+ * An aggregator holds the metadata of one round (RPIECE_BYTES per piece it
+ * receives) next to the round buffer.  With tiny regions that could be
+ * many times cb_buffer_size, so rounds are made short enough that the
+ * expected metadata of a round, at the call's mean region density, fits in
+ * cb_buffer_size too.
+ */
+#define RPIECE_BYTES 64
+static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
+{
+    MPI_Offset regions = 0, span = c->max - c->min;
+    for (int i = 0; i < c->nprocs; i++)
+        regions += c->sum[i].regions;
+    if (regions <= 0 || span <= 0)
+        return;
+    double per_byte = (double)regions / (double)span;
+    double cap = (double)c->req->hints->cb_buffer_size / (RPIECE_BYTES * per_byte);
+    MPI_Offset grain = 4096;
+    for (int a = 0; a < p->naggs; a++)
+        if (p->dom[a].kind == RIO_DOM_TARGETS)
+            grain = c->layout.unit;
+    if (cap < (double)p->round_bytes) {
+        MPI_Offset r = (MPI_Offset)cap / grain * grain;
+        p->round_bytes = RIO_MAX(grain, r);
+    }
+}
+
 static const char *choose(const struct rio_coll_req *q, char *reason, size_t n)
 {
     const struct rio_hints *h = q->hints;
@@ -468,6 +495,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
 
     switch (plan.mode) {
     case RIO_COLL_EXCHANGE:
+        limit_rounds(&c, &plan);
         rc = rio__coll_exchange(&c, &plan);
         *done = req->nbytes;
         /* the bypassing ranks of a plan do their own I/O */
