@@ -5,8 +5,9 @@
  * in the resonio_strategy hint.  "auto" stands for the measured selection
  * of src/select; until a call has been measured it applies fixed rules:
  * ranks whose requests are single regions in rank order write their own
- * data; a file with a striping layout goes to resonant; anything else to
- * two_phase.
+ * data (unless romio_cb_write/romio_cb_read=enable force collective
+ * buffering, as in ROMIO); a file with a striping layout goes to resonant;
+ * anything else to two_phase.
  */
 #include "coll_int.h"
 
@@ -45,7 +46,9 @@ static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
     for (int i = 0; i < c->nprocs; i++)
         if (c->sum[i].bytes > 0 && c->sum[i].regions > 1)
             single = 0;
-    if (c->nonoverlap && single) {
+    const struct rio_hints *h = c->req->hints;
+    int cb_forced = (c->req->write ? h->romio_cb_write : h->romio_cb_read) == RIO_ENABLE;
+    if (c->nonoverlap && single && !cb_forced) {
         snprintf(p->reason, sizeof p->reason,
                  "auto: every request is one region, in rank order: each rank its own");
         return rio__strategy_independent.plan(c, p);
