@@ -42,6 +42,10 @@ struct rio_coll_ctx {
     int *node_real;          /* node of each rank by shared memory */
     int nnodes_real;
     int *node_virt;          /* scratch for virtual nodes */
+    MPI_Comm node_comm;      /* ranks sharing memory with this one */
+    int *node_rank;          /* rank in node_comm of each rank, -1 off this node */
+    MPI_Win shm_win;         /* round buffers in node-shared memory (resonio_shm) */
+    size_t shm_len;          /* bytes of this rank's part */
     char *cbuf;
     size_t cbuf_len;
     struct rio_store_trace trace;
@@ -66,6 +70,44 @@ char *rio__coll_buffer(struct rio_coll_ctx *ctx, size_t len)
     return ctx->cbuf;
 }
 
+int rio__coll_shm(struct rio_coll_ctx *ctx, int want, size_t len, MPI_Win *win,
+                  const int **node_rank)
+{
+    /* Every rank of the node takes part, so the decision is the node's. */
+    int use = want && ctx->node_comm != MPI_COMM_NULL && ctx->node_rank;
+    int all = 0;
+    MPI_Allreduce(&use, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (!all)
+        return 0;
+    int grow = len > ctx->shm_len || ctx->shm_win == MPI_WIN_NULL, any = 0;
+    MPI_Allreduce(&grow, &any, 1, MPI_INT, MPI_MAX, ctx->node_comm);
+    if (any) {
+        char *base;
+        if (ctx->shm_win != MPI_WIN_NULL)
+            MPI_Win_free(&ctx->shm_win);
+        size_t n = RIO_MAX(len, ctx->shm_len);
+        if (MPI_Win_allocate_shared((MPI_Aint)n, 1, MPI_INFO_NULL, ctx->node_comm, &base,
+                                    &ctx->shm_win) != MPI_SUCCESS) {
+            ctx->shm_win = MPI_WIN_NULL;
+            ctx->shm_len = 0;
+        } else {
+            ctx->shm_len = n;
+        }
+    }
+    int ok = ctx->shm_win != MPI_WIN_NULL;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (!all)
+        return 0;
+    *win = ctx->shm_win;
+    *node_rank = ctx->node_rank;
+    return 1;
+}
+
+MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx)
+{
+    return ctx->node_comm;
+}
+
 int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
 {
     struct rio_coll_ctx *ctx = rio__calloc(1, sizeof *ctx);
@@ -74,6 +116,8 @@ int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
     *out = NULL;
     if (!ctx)
         return RIO_E_NOMEM;
+    ctx->node_comm = MPI_COMM_NULL;
+    ctx->shm_win = MPI_WIN_NULL;
     MPI_Comm_dup(comm, &ctx->comm);
     MPI_Comm_rank(ctx->comm, &ctx->rank);
     MPI_Comm_size(ctx->comm, &ctx->nprocs);
@@ -94,7 +138,30 @@ int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
     MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int leader = ctx->rank;
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
+    ctx->node_comm = node;
+    ctx->node_rank = rio__malloc(sizeof(int) * (size_t)ctx->nprocs);
+    if (!ctx->node_rank) { /* local only from here: the shm option is then off */
+        MPI_Comm_free(&ctx->node_comm);
+    } else {
+        MPI_Group wg, ng;
+        int *all = rio__malloc(sizeof(int) * (size_t)ctx->nprocs);
+        MPI_Comm_group(ctx->comm, &wg);
+        MPI_Comm_group(node, &ng);
+        for (int i = 0; all && i < ctx->nprocs; i++)
+            all[i] = i;
+        if (all)
+            MPI_Group_translate_ranks(wg, ctx->nprocs, all, ng, ctx->node_rank);
+        for (int i = 0; all && i < ctx->nprocs; i++)
+            if (ctx->node_rank[i] == MPI_UNDEFINED)
+                ctx->node_rank[i] = -1;
+        if (!all) {
+            free(ctx->node_rank);
+            ctx->node_rank = NULL;
+        }
+        free(all);
+        MPI_Group_free(&wg);
+        MPI_Group_free(&ng);
+    }
     MPI_Allgather(&leader, 1, MPI_INT, ctx->node_real, 1, MPI_INT, ctx->comm);
     int n = 0;
     for (int i = 0; i < ctx->nprocs; i++) {
@@ -114,8 +181,13 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->shm_win != MPI_WIN_NULL)
+        MPI_Win_free(&ctx->shm_win);
+    if (ctx->node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&ctx->node_comm);
     if (ctx->comm != MPI_COMM_NULL)
         MPI_Comm_free(&ctx->comm);
+    free(ctx->node_rank);
     free(ctx->node_real);
     free(ctx->node_virt);
     free(ctx->cbuf);

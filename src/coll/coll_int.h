@@ -137,6 +137,14 @@ MPI_Comm rio__coll_comm(const struct rio_coll_ctx *ctx);
  *  lifetime so later calls reuse touched memory.  NULL: out of memory. */
 char *rio__coll_buffer(struct rio_coll_ctx *ctx, size_t len);
 
+/** Round buffers in node-shared memory (resonio_shm): collective over the
+ *  file's communicator.  When every rank wants it and the node's window can
+ *  give this rank len bytes, returns 1 with the window and the rank of each
+ *  file rank in the node communicator (-1 off this node); else 0. */
+int rio__coll_shm(struct rio_coll_ctx *ctx, int want, size_t len, MPI_Win *win,
+                  const int **node_rank);
+MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx);
+
 /** Run an EXCHANGE plan.  Collective.  Returns this rank's error. */
 int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p);
 

@@ -425,7 +425,11 @@ struct engine {
     struct lookup lk;
     struct plist *mine;      /* per aggregator: this rank's pieces */
     MPI_Comm comm;
-    char *cbuf;              /* round buffer */
+    char **buf_of;           /* per aggregator: its round buffer, where this rank can
+                                reach it (own roles; node-shared ones with shm) */
+    int shm;                 /* node-local requesters copy into shared round buffers */
+    const int *node_rank;    /* with shm: rank in the node communicator, -1 off node */
+    MPI_Count *sl_first, *sl_n; /* per aggregator: this rank's slice of the round */
     int err;                 /* first storage error of this rank */
     /* per round, per aggregator role of this rank */
     struct rpiece *rp;
@@ -523,6 +527,7 @@ static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
     struct rio_store *st = c->req->st;
     struct batch *b = &e->batch;
     MPI_Offset unit = d->kind == RIO_DOM_TARGETS ? c->layout.unit : 0;
+    char *buf = e->buf_of[a];
     int rc = 0;
 
     b->n = 0;
@@ -531,7 +536,7 @@ static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
         for (MPI_Offset x = lo[k]; x < hi[k] && !rc;) {
             MPI_Offset len = unit ? RIO_MIN(hi[k] - x, unit - x % unit) : hi[k] - x;
             MPI_Offset f = rio__coll_fileoff(c, d, x);
-            char *m = e->cbuf + (x - wbase);
+            char *m = buf + (x - wbase);
             struct rio_region *lr = b->n ? &b->reg[b->n - 1] : NULL;
             if (lr && lr->off + lr->len == f &&
                 (char *)b->iov[b->n - 1].iov_base + b->iov[b->n - 1].iov_len == m) {
@@ -559,6 +564,7 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     struct rio_coll_plan *p = e->p;
     const struct rio_coll_domain *d = &p->dom[a];
     int write = c->req->write, rc = 0, overlap;
+    char *cbuf = e->buf_of[a];
     MPI_Offset wbase = d->cbase + (MPI_Offset)r * p->round_bytes;
     MPI_Offset **metas = NULL;
     MPI_Count *nmeta = NULL;
@@ -645,7 +651,7 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
             if (i == c->rank) {
                 for (MPI_Count k = 0; k < own_n; k++) {
                     const struct piece *q = &e->mine[a].v[own_first + k];
-                    char *b = e->cbuf + (q->coord - wbase);
+                    char *b = cbuf + (q->coord - wbase);
                     if (write)
                         memcpy(b, q->mem, (size_t)q->len);
                     else
@@ -654,10 +660,10 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
                 }
                 continue;
             }
-            if (!nmeta[i])
-                continue;
+            if (!nmeta[i] || (e->shm && e->node_rank[i] >= 0))
+                continue; /* with shm, ranks of this node copy themselves */
             for (MPI_Count k = 0; k < nmeta[i]; k++) {
-                bases[k] = e->cbuf + (metas[i][2 * k] - wbase);
+                bases[k] = cbuf + (metas[i][2 * k] - wbase);
                 lens[k] = metas[i][2 * k + 1];
             }
             rc = post_runs(f, e->comm, !write, i, bases, lens, nmeta[i]);
@@ -670,8 +676,8 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         if (!stage)
             rc = RIO_E_NOMEM;
         for (int i = 0; i < c->nprocs && !rc; i++) {
-            if (i == c->rank || !nmeta[i])
-                continue;
+            if (i == c->rank || !nmeta[i] || (e->shm && e->node_rank[i] >= 0))
+                continue; /* with shm, ranks of this node have copied already */
             MPI_Offset tot = 0;
             for (MPI_Count k = 0; k < nmeta[i]; k++)
                 tot += metas[i][2 * k + 1];
@@ -690,14 +696,14 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
             if (i == c->rank) {
                 for (MPI_Count k = 0; k < own_n; k++) {
                     const struct piece *q = &e->mine[a].v[own_first + k];
-                    memcpy(e->cbuf + (q->coord - wbase), q->mem, (size_t)q->len);
+                    memcpy(cbuf + (q->coord - wbase), q->mem, (size_t)q->len);
                     c->copies += q->len;
                 }
             } else if (stage[i]) {
                 char *s = stage[i];
                 for (MPI_Count k = 0; k < nmeta[i]; k++) {
                     MPI_Offset len = metas[i][2 * k + 1];
-                    memcpy(e->cbuf + (metas[i][2 * k] - wbase), s, (size_t)len);
+                    memcpy(cbuf + (metas[i][2 * k] - wbase), s, (size_t)len);
                     s += len;
                     c->copies += len;
                 }
@@ -752,6 +758,8 @@ static int request_round(struct engine *e, int r, struct inflight *f)
             continue;
         MPI_Count first, n;
         my_slice(e, a, r, &first, &n);
+        e->sl_first[a] = first;
+        e->sl_n[a] = n;
         MPI_Offset *meta = rio__malloc(sizeof(MPI_Offset) * (size_t)(2 * n + 1));
         rc = inflight_reserve(f, 2);
         if (!meta || rc) {
@@ -765,8 +773,8 @@ static int request_round(struct engine *e, int r, struct inflight *f)
         }
         MPI_Isend(meta, (int)(2 * n), MPI_OFFSET, p->aggs[a], TAG_META, e->comm,
                   &f->req[f->nreq++]);
-        if (n == 0)
-            continue;
+        if (n == 0 || (e->shm && e->node_rank[p->aggs[a]] >= 0))
+            continue; /* no data, or it goes through node-shared memory */
         char **bases = rio__malloc(sizeof *bases * (size_t)n);
         MPI_Offset *lens = rio__malloc(sizeof *lens * (size_t)n);
         if (!bases || !lens) {
@@ -783,6 +791,75 @@ static int request_round(struct engine *e, int r, struct inflight *f)
         free(bases);
         free(lens);
     }
+    return rc;
+}
+
+/* With shm: this rank's pieces of round r for the aggregators of its node
+ * (other than itself), copied into (write) or out of (read) their shared
+ * round buffers, between two node barriers: the first waits until the
+ * buffers are free (writes) or filled (reads), the second until every
+ * copy is done. */
+static void shm_copies(struct engine *e, int r)
+{
+    struct rio_coll_call *c = e->c;
+    struct rio_coll_plan *p = e->p;
+    MPI_Comm node = rio__coll_node_comm(c->ctx);
+    MPI_Barrier(node);
+    for (int a = 0; a < p->naggs; a++) {
+        int ag = p->aggs[a];
+        if (ag == c->rank || e->node_rank[ag] < 0 || !takes_part(c, p, c->rank, a, r))
+            continue;
+        MPI_Offset wbase = p->dom[a].cbase + (MPI_Offset)r * p->round_bytes;
+        for (MPI_Count k = 0; k < e->sl_n[a]; k++) {
+            const struct piece *q = &e->mine[a].v[e->sl_first[a] + k];
+            char *b = e->buf_of[a] + (q->coord - wbase);
+            if (c->req->write)
+                memcpy(b, q->mem, (size_t)q->len);
+            else
+                memcpy(q->mem, b, (size_t)q->len);
+            c->copies += q->len;
+        }
+    }
+    MPI_Barrier(node);
+}
+
+/* Round buffers: one slot of round_bytes per aggregator role of a rank, in
+ * the rank's own memory or, with shm, in the node's shared window where
+ * the ranks of the node can reach it.  Collective (shm decision). */
+static int round_buffers(struct engine *e)
+{
+    struct rio_coll_call *c = e->c;
+    struct rio_coll_plan *p = e->p;
+    int *slot = rio__malloc(sizeof(int) * (size_t)p->naggs);
+    int *roles = rio__calloc((size_t)c->nprocs, sizeof(int));
+    e->buf_of = rio__calloc((size_t)p->naggs, sizeof *e->buf_of);
+    e->sl_first = rio__calloc((size_t)p->naggs, sizeof *e->sl_first);
+    e->sl_n = rio__calloc((size_t)p->naggs, sizeof *e->sl_n);
+    int rc = slot && roles && e->buf_of && e->sl_first && e->sl_n ? 0 : RIO_E_NOMEM;
+    for (int a = 0; !rc && a < p->naggs; a++)
+        slot[a] = roles[p->aggs[a]]++;
+    size_t mine = rc ? 0 : (size_t)roles[c->rank] * (size_t)p->round_bytes;
+    MPI_Win win;
+    int want = c->req->hints->shm == RIO_ENABLE && !p->rmw && !rc;
+    e->shm = rio__coll_shm(c->ctx, want, mine, &win, &e->node_rank);
+    for (int a = 0; !rc && a < p->naggs; a++) {
+        int ag = p->aggs[a];
+        if (e->shm && e->node_rank[ag] >= 0) {
+            MPI_Aint size;
+            int du;
+            char *base;
+            MPI_Win_shared_query(win, e->node_rank[ag], &size, &du, &base);
+            e->buf_of[a] = base + (size_t)slot[a] * (size_t)p->round_bytes;
+        } else if (ag == c->rank) {
+            char *base = rio__coll_buffer(c->ctx, mine);
+            if (!base)
+                rc = RIO_E_NOMEM;
+            else
+                e->buf_of[a] = base + (size_t)slot[a] * (size_t)p->round_bytes;
+        }
+    }
+    free(slot);
+    free(roles);
     return rc;
 }
 
@@ -810,14 +887,9 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
         rc = RIO_E_NOMEM;
     if (!rc)
         rc = cut_pieces(c, p, &e.lk, e.mine);
-    int iam_agg = 0;
-    for (int a = 0; a < p->naggs; a++)
-        iam_agg |= p->aggs[a] == c->rank;
-    if (!rc && iam_agg) {
-        e.cbuf = rio__coll_buffer(c->ctx, (size_t)p->round_bytes);
-        if (!e.cbuf)
-            rc = RIO_E_NOMEM;
-    }
+    int brc = round_buffers(&e);
+    if (!rc)
+        rc = brc;
     /* A local failure before the rounds must not leave others waiting: the
      * outcome is agreed on here, and a failed setup skips the rounds on
      * every rank together. */
@@ -832,11 +904,15 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     for (int r = 0; r < p->nrounds; r++) {
         double t0 = rio__now();
         int lrc = request_round(&e, r, &fr);
+        if (e.shm && c->req->write)
+            shm_copies(&e, r);
         c->t_exchange += rio__now() - t0;
         for (int a = 0; a < p->naggs && !lrc; a++)
             if (p->aggs[a] == c->rank)
                 lrc = aggregate_round(&e, a, r, &fa);
         t0 = rio__now();
+        if (e.shm && !c->req->write)
+            shm_copies(&e, r);
         inflight_finish(&fa);
         inflight_finish(&fr);
         c->t_exchange += rio__now() - t0;
@@ -858,6 +934,9 @@ out:
             free(e.mine[a].v);
     free(e.mine);
     free(e.rp);
+    free(e.buf_of);
+    free(e.sl_first);
+    free(e.sl_n);
     lookup_free(&e.lk);
     return rc;
 }
