@@ -269,6 +269,39 @@ struct rio_coll_info {
  *  file's communicator (it gathers the ranks' request traces). */
 int rio_coll_last(rio_file *fh, struct rio_coll_info *out);
 
+/* ---- adaptive selection ------------------------------------------------
+ * With resonio_strategy=auto (the default) each new call signature starts
+ * an examination: the applicable candidates run in turn, each for
+ * resonio_select_calls calls, and the fastest is kept until the signature
+ * changes or its throughput deviates more than resonio_select_threshold
+ * from its examined average.  Decisions can be kept in a profile
+ * (resonio_profile / RESONIO_PROFILE) for later runs.                    */
+#define RIO_SELECT_MAX_CAND 8
+#define RIO_SELECT_MAX_CAUSES 4
+/** What the selector knows of one call signature of a file. */
+struct rio_select_info {
+    int write;                   /**< 1 writes, 0 reads */
+    int nprocs;                  /**< ranks */
+    long long bytes;             /**< bytes of all ranks per call */
+    long long regions;           /**< regions of all ranks per call */
+    long long relgap;            /**< mean relative offset (orthrus.txt §2.1) */
+    int ncand;                   /**< candidates examined */
+    char cand[RIO_SELECT_MAX_CAND][16];
+    double tput[RIO_SELECT_MAX_CAND];  /**< mean examined throughput, bytes/s (0: not yet) */
+    int tput_calls[RIO_SELECT_MAX_CAND];
+    char chosen[16];             /**< the strategy in use ("" while examining) */
+    int examining;               /**< 1 during an examination period */
+    int from_profile;            /**< the choice came from the profile */
+    long long calls;             /**< calls seen with this signature */
+    long long exam_calls;        /**< of those, calls spent examining */
+    int reexams;                 /**< re-examinations so far */
+    char causes[RIO_SELECT_MAX_CAUSES][96]; /**< the last re-examinations' causes */
+};
+/** Number of signatures the selector holds for fh.  Local. */
+int rio_select_count(rio_file *fh, int *count);
+/** Signature i (0 <= i < count) into *out.  Local; the same on every rank. */
+int rio_select_get(rio_file *fh, int i, struct rio_select_info *out);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

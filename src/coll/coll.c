@@ -23,6 +23,7 @@
  */
 #include "coll_int.h"
 #include "../indep/indep.h"
+#include "../select/select.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,9 @@ struct rio_coll_ctx {
     /* the last call */
     struct rio_coll_info last;
     MPI_Offset last_unit;    /* stripe unit of the last call's layout */
+    struct rio_select *sel;  /* strategy selection, made at the first call */
+    double prev_time;        /* this rank's time in the last selected call, or 0 */
+    MPI_Offset prev_bytes;   /* all ranks' bytes in that call */
     struct strat_count counts[16];
 };
 
@@ -187,6 +191,7 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
         MPI_Comm_free(&ctx->node_comm);
     if (ctx->comm != MPI_COMM_NULL)
         MPI_Comm_free(&ctx->comm);
+    rio__select_free(ctx->sel);
     free(ctx->node_rank);
     free(ctx->node_real);
     free(ctx->node_virt);
@@ -282,9 +287,11 @@ static int summary_computed(struct rio_coll_call *c)
 {
     MPI_Offset bytes = c->req->nbytes, first = c->npairs ? c->pairs[0].foff : 0;
     MPI_Offset base = first - (MPI_Offset)c->rank * bytes;
-    MPI_Offset v[6] = {bytes, -bytes, base, -base, c->npairs == 1 ? 1 : 0, -(c->npairs == 1)};
-    MPI_Offset r[6];
-    MPI_Allreduce(v, r, 6, MPI_OFFSET, MPI_MAX, c->ctx->comm);
+    MPI_Offset v[7] = {bytes, -bytes, base, -base, c->npairs == 1 ? 1 : 0, -(c->npairs == 1),
+                       (MPI_Offset)(c->ctx->prev_time * 1e9)};
+    MPI_Offset r[7];
+    MPI_Allreduce(v, r, 7, MPI_OFFSET, MPI_MAX, c->ctx->comm);
+    c->prev_tmax = (double)r[6] / 1e9;
     if (r[0] != -r[1] || r[2] != -r[3] || r[4] != 1 || -r[5] != 1 || r[0] <= 0)
         return 0;
     for (int i = 0; i < c->nprocs; i++) {
@@ -303,7 +310,7 @@ static int summary_computed(struct rio_coll_call *c)
  * that another rank never reaches. */
 static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
 {
-    int T = c->layout.count, P = c->nprocs, w = 4 + (want_tbytes ? T : 0);
+    int T = c->layout.count, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
     MPI_Offset *mine = NULL, *all = NULL;
     int rc = 0;
     c->sum = rio__calloc((size_t)P, sizeof *c->sum);
@@ -326,14 +333,17 @@ static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
         }
         mine[2] = c->req->nbytes;
         mine[3] = c->npairs;
+        mine[4] = (MPI_Offset)(c->ctx->prev_time * 1e9); /* the selector's measurement */
         for (MPI_Count k = 0; want_tbytes && k < c->npairs; k++)
-            per_target(&c->layout, c->pairs[k].foff, c->pairs[k].len, mine + 4);
+            per_target(&c->layout, c->pairs[k].foff, c->pairs[k].len, mine + 5);
         MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, c->ctx->comm);
+        c->prev_tmax = 0;
         for (int i = 0; i < P; i++) {
             const MPI_Offset *row = all + (size_t)i * (size_t)w;
             c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
+            c->prev_tmax = RIO_MAX(c->prev_tmax, (double)row[4] / 1e9);
             if (want_tbytes)
-                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 4,
+                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 5,
                        sizeof(MPI_Offset) * (size_t)T);
         }
     }
@@ -517,18 +527,18 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         c.nnodes = ctx->nnodes_real;
     }
 
-    const char *name = choose(req, reason, sizeof reason);
-    const struct rio_coll_strategy *s = rio__coll_strategy_find(name);
-    if (!s) {
-        snprintf(reason, sizeof reason, "unknown resonio_strategy '%s': two_phase", name);
-        s = rio__coll_strategy_find("two_phase");
-    }
-    if (s->needs_layout && !c.layout.known) {
-        snprintf(reason, sizeof reason,
-                 "%s needs a striping layout (striping_unit/striping_factor) and the file has "
-                 "none: two_phase",
-                 s->name);
-        s = rio__coll_strategy_find("two_phase");
+    const struct rio_coll_strategy *s = rio__coll_strategy_find("two_phase");
+    double t_start = rio__now();
+    int selected = 0;
+    if (!ctx->sel) { /* collective: every rank makes its first call here */
+        char storage[64];
+        if (c.layout.known)
+            snprintf(storage, sizeof storage, "%s:%lldx%d", req->st->ops->name, c.layout.unit,
+                     c.layout.count);
+        else
+            snprintf(storage, sizeof storage, "%s:none", req->st->ops->name);
+        if (rio__select_create(ctx->comm, req->hints, storage, &ctx->sel))
+            ctx->sel = NULL; /* the fixed rules of "auto" serve */
     }
 
     ctx->trace.n = 0;
@@ -544,9 +554,51 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         rc = lrc ? lrc : RIO_E_REMOTE;
         goto out;
     }
-    rc = summary(&c, s->wants_tbytes && c.layout.known, may_compute);
+    rc = summary(&c, c.layout.known, may_compute);
     if (rc)
         goto out;
+    /* the previous selected call's throughput arrived with the summary */
+    if (ctx->sel && c.prev_tmax > 0)
+        rio__select_record(ctx->sel, (double)ctx->prev_bytes / c.prev_tmax);
+    ctx->prev_time = 0;
+
+    const char *name = choose(req, reason, sizeof reason);
+    if (!strcmp(name, "auto") && ctx->sel) {
+        const char *cands[RIO_SELECT_MAX_CAND];
+        int ncand = 0;
+        enum rio_tristate cb = req->write ? req->hints->romio_cb_write : req->hints->romio_cb_read;
+        static const char *const order[] = {"two_phase",    "resonant", "stripe",     "node_first",
+                                            "target_first", "direct",   "independent"};
+        for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+            const struct rio_coll_strategy *cand = rio__coll_strategy_find(order[k]);
+            if (cand->needs_layout && !c.layout.known)
+                continue; /* cannot apply */
+            if (cb == RIO_ENABLE && (!strcmp(order[k], "direct") || !strcmp(order[k], "independent")))
+                continue; /* collective buffering was asked for */
+            cands[ncand++] = order[k];
+        }
+        MPI_Offset regions = 0;
+        for (int i = 0; i < c.nprocs; i++)
+            regions += c.sum[i].regions;
+        struct rio_sel_sig sig = {
+            .write = req->write, .nprocs = c.nprocs, .bytes = c.total, .regions = regions,
+            .relgap = regions > 1 ? ((c.max - c.min) - c.total) / (regions - 1) : 0,
+        };
+        name = rio__select_choose(ctx->sel, &sig, cands, ncand, reason, sizeof reason);
+        selected = 1;
+    }
+    s = rio__coll_strategy_find(name);
+    if (!s) {
+        snprintf(reason, sizeof reason, "unknown resonio_strategy '%s': two_phase", name);
+        s = rio__coll_strategy_find("two_phase");
+    }
+    if (s->needs_layout && !c.layout.known) {
+        snprintf(reason, sizeof reason,
+                 "%s needs a striping layout (striping_unit/striping_factor) and the file has "
+                 "none: two_phase",
+                 s->name);
+        s = rio__coll_strategy_find("two_phase");
+    }
     plan.mode = RIO_COLL_EXCHANGE;
     plan.round_bytes = req->hints->cb_buffer_size > 0 ? req->hints->cb_buffer_size : 16 << 20;
     rc = s->plan(&c, &plan);
@@ -599,6 +651,10 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
 
 out:
     req->st->trace = NULL;
+    if (selected && !rc) { /* measured at the next call's summary */
+        ctx->prev_time = rio__now() - t_start;
+        ctx->prev_bytes = c.total;
+    }
     /* what this rank saw of the call; rio__coll_last completes it */
     struct rio_coll_info *L = &ctx->last;
     memset(L, 0, sizeof *L);
@@ -724,5 +780,11 @@ void rio__coll_report(struct rio_coll_ctx *ctx, const char *filename)
     for (int i = 0; i < 16 && ctx->counts[i].name; i++)
         fprintf(stderr, "  collective   %s: %lld calls\n", ctx->counts[i].name,
                 ctx->counts[i].calls);
+    rio__select_report(ctx->sel, stderr);
     (void)filename;
+}
+
+const struct rio_select *rio__coll_selector(const struct rio_coll_ctx *ctx)
+{
+    return ctx ? ctx->sel : NULL;
 }

@@ -55,4 +55,8 @@ int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out);
  *  RESONIO_STATS).  Collective. */
 void rio__coll_report(struct rio_coll_ctx *ctx, const char *filename);
 
+struct rio_select;
+/** The file's strategy selector (NULL before the first collective call). */
+const struct rio_select *rio__coll_selector(const struct rio_coll_ctx *ctx);
+
 #endif /* RIO_COLL_H */

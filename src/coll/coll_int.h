@@ -94,6 +94,7 @@ struct rio_coll_call {
     int summary_skipped;          /* same_io_size + contiguous_data: computed, not exchanged */
     const int *node_of;           /* node index of each rank */
     int nnodes;
+    double prev_tmax;             /* slowest rank's time in the previous selected call */
     /* measurements */
     long long exchanged, copies;
     double t_exchange;

@@ -124,6 +124,12 @@ struct rio_hints {
     int contiguous_data;            /* every rank's request is one file region */
     enum rio_tristate shm;          /* resonio_shm: move node-local data through an MPI-3
                                        shared-memory window */
+    /* adaptive selection */
+    int select_calls;               /* resonio_select_calls: calls per candidate (3) */
+    char *select_threshold;         /* resonio_select_threshold (0.15), owned */
+    char *select_candidates;        /* resonio_select_candidates: comma list, owned */
+    char *profile;                  /* resonio_profile: path, owned */
+    char *delay;                    /* resonio_delay: the delay driver's spec, owned */
 };
 
 /* ---- per-file counters (the public struct is the record) -------------- */

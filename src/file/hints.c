@@ -57,6 +57,11 @@ static const struct key keys[] = {
     {"same_io_size", K_BOOL, F(same_io_size), 0},
     {"contiguous_data", K_BOOL, F(contiguous_data), 0},
     {"resonio_shm", K_TRI, F(shm), 0},
+    {"resonio_select_calls", K_INT, F(select_calls), 0},
+    {"resonio_select_threshold", K_STR, F(select_threshold), 0},
+    {"resonio_select_candidates", K_STR, F(select_candidates), 0},
+    {"resonio_profile", K_STR, F(profile), 1},
+    {"resonio_delay", K_STR, F(delay), 0},
 };
 #undef F
 
@@ -71,6 +76,7 @@ void rio__hints_defaults(struct rio_hints *h)
     h->file_perm = -1;
     h->co = 1;
     h->ds_in_coll = RIO_DISABLE;
+    h->select_calls = 3;
 }
 
 void rio__hints_free(struct rio_hints *h)

@@ -16,6 +16,7 @@
  * is refused, it opens write-only and turns write sieving off.
  */
 #include "file_int.h"
+#include "../select/select.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -489,6 +490,26 @@ int rio_coll_last(rio_file *fh, struct rio_coll_info *out)
     if (!err)
         err = rio__coll_last(fh->coll, out);
     return rio__file_return(fh, err, "rio_coll_last");
+}
+
+int rio_select_count(rio_file *fh, int *count)
+{
+    int err = rio__file_check(fh);
+    if (!err && !count)
+        err = RIO_E_ARG;
+    if (!err)
+        *count = rio__select_count(rio__coll_selector(fh->coll));
+    return rio__file_return(fh, err, "rio_select_count");
+}
+
+int rio_select_get(rio_file *fh, int i, struct rio_select_info *out)
+{
+    int err = rio__file_check(fh);
+    if (!err && !out)
+        err = RIO_E_ARG;
+    if (!err)
+        err = rio__select_get(rio__coll_selector(fh->coll), i, out);
+    return rio__file_return(fh, err, "rio_select_get");
 }
 
 int rio_stats_get(rio_file *fh, struct rio_stats *out)

@@ -41,6 +41,7 @@ void rio__stats_report(rio_file *fh)
             "  time in storage   %.6f s (slowest rank)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[10], sum[4], sum[5],
             sum[6], sum[7], sum[8], sum[9], tmax);
+    rio__coll_report(fh->coll, fh->filename);
 }
 
 void rio__stats_coll_call(rio_file *fh, const char *op)

@@ -38,6 +38,7 @@ static const struct prefix prefixes[] = {
     {"nfs:", &rio__store_posix},
     {"lustre:", &rio__store_posix},
     {"fault:", &rio__store_fault},
+    {"delay:", &rio__store_delay},
     {"emu:", NULL},
     {"pvfs2:", NULL},
     {"gpfs:", NULL},

@@ -174,5 +174,6 @@ int rio__store_deferred_opened(struct rio_store *st);
 extern const struct rio_store_ops rio__store_posix;
 extern const struct rio_store_ops rio__store_fault;
 extern const struct rio_store_ops rio__store_deferred;
+extern const struct rio_store_ops rio__store_delay;
 
 #endif /* RIO_STORE_H */

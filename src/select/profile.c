@@ -1,0 +1,252 @@
+/*
+ * profile.c — decisions of the selector kept across runs.
+ *
+ * A profile is a small text file:
+ *
+ *     resonio-profile 1
+ *     <storage> <w|r> <ranks> <bytes> <regions> <gap> <strategy> <bytes/s>
+ *     ...
+ *     end <number of decision lines>
+ *
+ * Rank 0 reads it at open and broadcasts it, so every rank starts from the
+ * same decisions.  Anything unexpected — no file, a directory, another
+ * version, a line that does not parse, a missing or wrong end line (a
+ * truncated or half-written file) — makes the whole profile be ignored,
+ * with a warning under RESONIO_VERBOSE.  It is rewritten by rank 0 when a
+ * decision is made: into a temporary file in the same directory, then
+ * renamed over the old one, so a reader, or a run writing at the same
+ * time, sees one whole profile or the other, never a mixture.
+ */
+#include "select_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROFILE_VERSION 1
+#define PROFILE_MAX (1 << 20)
+
+static int verbose(void)
+{
+    const char *v = getenv("RESONIO_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static void warn(const struct rio_select *s, const char *what)
+{
+    if (verbose())
+        fprintf(stderr, "resonio: profile %s ignored: %s\n", s->profile_path, what);
+}
+
+/* Read the file into a NUL-terminated buffer; NULL with *why on failure. */
+static char *slurp(const char *path, const char **why)
+{
+    struct stat sb;
+    FILE *f = fopen(path, "r");
+    char *text = NULL;
+    if (!f) {
+        *why = errno == ENOENT ? "no such file" : strerror(errno);
+        return NULL;
+    }
+    if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode) || sb.st_size > PROFILE_MAX) {
+        *why = "not a regular file of at most 1 MiB";
+        goto out;
+    }
+    text = rio__malloc((size_t)sb.st_size + 1);
+    if (!text) {
+        *why = "out of memory";
+        goto out;
+    }
+    size_t got = fread(text, 1, (size_t)sb.st_size, f);
+    text[got] = '\0';
+    if (got != (size_t)sb.st_size || memchr(text, '\0', got)) {
+        free(text);
+        text = NULL;
+        *why = "unreadable or binary";
+    }
+out:
+    fclose(f);
+    return text;
+}
+
+/* Parse a whole profile into s->prof.  0, or -1 with *why. */
+static int parse(struct rio_select *s, char *text, const char **why)
+{
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    int version = 0, n = 0, cap = 0, ended = 0;
+    struct prof_entry *v = NULL;
+    if (!line || sscanf(line, "resonio-profile %d", &version) != 1) {
+        *why = "no header";
+        return -1;
+    }
+    if (version != PROFILE_VERSION) {
+        *why = "written by another version";
+        return -1;
+    }
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        int count;
+        char tail;
+        if (ended) {
+            *why = "text after the end line";
+            goto bad;
+        }
+        if (sscanf(line, "end %d %c", &count, &tail) == 1) {
+            if (count != n) {
+                *why = "end line does not match the decisions";
+                goto bad;
+            }
+            ended = 1;
+            continue;
+        }
+        struct prof_entry e;
+        char wr;
+        memset(&e, 0, sizeof e);
+        if (sscanf(line, "%63s %c %d %lld %lld %lld %15s %lf %c", e.storage, &wr, &e.sig.nprocs,
+                   &e.sig.bytes, &e.sig.regions, &e.sig.relgap, e.strategy, &e.tput,
+                   &tail) != 8 ||
+            (wr != 'w' && wr != 'r') || e.sig.nprocs <= 0 || e.sig.bytes < 0 ||
+            e.sig.regions < 0 || !(e.tput > 0)) {
+            *why = "a decision line does not parse";
+            goto bad;
+        }
+        e.sig.write = wr == 'w';
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct prof_entry *nv = rio__realloc(v, sizeof *nv * (size_t)cap);
+            if (!nv) {
+                *why = "out of memory";
+                goto bad;
+            }
+            v = nv;
+        }
+        v[n++] = e;
+    }
+    if (!ended) {
+        *why = "no end line (truncated)";
+        goto bad;
+    }
+    s->prof = v;
+    s->nprof = n;
+    return 0;
+bad:
+    free(v);
+    return -1;
+}
+
+int rio__select_profile_load(struct rio_select *s, MPI_Comm comm)
+{
+    char *text = NULL;
+    long long len = 0;
+    if (!s->profile_path)
+        return 0;
+    if (s->rank == 0) {
+        const char *why = NULL;
+        text = slurp(s->profile_path, &why);
+        if (text) {
+            /* check on a copy: parsing cuts the text into lines */
+            char *copy = rio__strdup(text);
+            struct rio_select probe = *s;
+            probe.prof = NULL;
+            if (!copy || parse(&probe, copy, &why)) {
+                free(text);
+                text = NULL;
+            }
+            free(probe.prof);
+            free(copy);
+        }
+        if (!text && strcmp(why, "no such file"))
+            warn(s, why);
+        len = text ? (long long)strlen(text) : 0;
+    }
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
+    if (len == 0)
+        return 0;
+    if (s->rank != 0)
+        text = rio__malloc((size_t)len + 1);
+    int ok = text != NULL, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        free(text);
+        return RIO_E_NOMEM;
+    }
+    MPI_Bcast(text, (int)len, MPI_CHAR, 0, comm);
+    text[len] = '\0';
+    const char *why;
+    parse(s, text, &why); /* checked on rank 0 already */
+    free(text);
+    return 0;
+}
+
+const struct prof_entry *rio__select_profile_find(const struct rio_select *s,
+                                                  const struct rio_sel_sig *sig)
+{
+    for (int i = 0; i < s->nprof; i++) {
+        const struct prof_entry *p = &s->prof[i];
+        if (!strcmp(p->storage, s->storage) && p->sig.write == sig->write &&
+            p->sig.nprocs == sig->nprocs && p->sig.bytes == sig->bytes &&
+            p->sig.regions == sig->regions && p->sig.relgap == sig->relgap)
+            return p;
+    }
+    return NULL;
+}
+
+static void put(FILE *f, const char *storage, const struct rio_sel_sig *g, const char *strategy,
+                double tput)
+{
+    fprintf(f, "%s %c %d %lld %lld %lld %s %.6g\n", storage, g->write ? 'w' : 'r', g->nprocs,
+            g->bytes, g->regions, g->relgap, strategy, tput);
+}
+
+void rio__select_profile_save(struct rio_select *s)
+{
+    if (!s->profile_path)
+        return;
+    size_t plen = strlen(s->profile_path) + 32;
+    char *tmp = rio__malloc(plen);
+    if (!tmp)
+        return;
+    snprintf(tmp, plen, "%s.tmp.%ld", s->profile_path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        warn(s, "cannot be written");
+        free(tmp);
+        return;
+    }
+    int n = 0;
+    fprintf(f, "resonio-profile %d\n", PROFILE_VERSION);
+    /* this file's decisions replace the loaded ones for the same signature */
+    for (int i = 0; i < s->nprof; i++) {
+        const struct prof_entry *p = &s->prof[i];
+        int replaced = 0;
+        for (int j = 0; j < s->n && !replaced; j++) {
+            const struct sel_entry *e = &s->e[j];
+            replaced = !e->examining && e->chosen >= 0 && !strcmp(p->storage, s->storage) &&
+                       p->sig.write == e->sig.write && p->sig.nprocs == e->sig.nprocs &&
+                       p->sig.bytes == e->sig.bytes && p->sig.regions == e->sig.regions &&
+                       p->sig.relgap == e->sig.relgap;
+        }
+        if (!replaced) {
+            put(f, p->storage, &p->sig, p->strategy, p->tput);
+            n++;
+        }
+    }
+    for (int j = 0; j < s->n; j++) {
+        const struct sel_entry *e = &s->e[j];
+        if (e->examining || e->chosen < 0)
+            continue;
+        put(f, s->storage, &e->sig, e->cand[e->chosen], e->chosen_avg);
+        n++;
+    }
+    fprintf(f, "end %d\n", n);
+    int bad = ferror(f);
+    bad |= fflush(f) != 0;
+    bad |= fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, s->profile_path)) {
+        warn(s, "could not be replaced");
+        unlink(tmp);
+    }
+    free(tmp);
+}

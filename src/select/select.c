@@ -1,0 +1,275 @@
+/*
+ * select.c — the Orthrus framework (orthrus.txt §2.1) over resonio's
+ * strategies.
+ *
+ * One entry per call signature seen on a file.  A new signature starts an
+ * examination period: the candidates run in turn, calls_per calls each,
+ * and their throughputs are averaged; the fastest is then chosen and runs
+ * every call of that signature.  A chosen strategy whose throughput on a
+ * call deviates more than the threshold from its examined mean starts a
+ * new examination (the environment changed).  Unlike the paper, decisions
+ * are kept per signature for the file's lifetime, so call sites that
+ * alternate do not re-examine at every change, and they are saved to a
+ * profile (profile.c) so a later run starts with the winner.
+ *
+ * The throughput of a call arrives with the next call (coll.c), so an
+ * examination of C candidates ends when call C * calls_per + 1 starts.
+ */
+#include "select_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int verbose(void)
+{
+    const char *v = getenv("RESONIO_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *storage,
+                       struct rio_select **out)
+{
+    struct rio_select *s = rio__calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s)
+        return RIO_E_NOMEM;
+    MPI_Comm_rank(comm, &s->rank);
+    s->calls_per = h->select_calls > 0 ? h->select_calls : 3;
+    s->threshold = 0.15;
+    if (h->select_threshold) {
+        char *end;
+        double t = strtod(h->select_threshold, &end);
+        if (end != h->select_threshold && !*end && t > 0 && t < 10)
+            s->threshold = t;
+        else if (verbose() && s->rank == 0)
+            fprintf(stderr, "resonio: ignoring resonio_select_threshold=%s\n",
+                    h->select_threshold);
+    }
+    if (h->select_candidates)
+        snprintf(s->filter, sizeof s->filter, "%s", h->select_candidates);
+    snprintf(s->storage, sizeof s->storage, "%s", storage);
+    const char *path = h->profile ? h->profile : getenv("RESONIO_PROFILE");
+    if (path && *path) {
+        s->profile_path = rio__strdup(path);
+        if (!s->profile_path) {
+            free(s);
+            return RIO_E_NOMEM;
+        }
+    }
+    int rc = rio__select_profile_load(s, comm);
+    if (rc) {
+        rio__select_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void rio__select_free(struct rio_select *s)
+{
+    if (!s)
+        return;
+    free(s->prof);
+    free(s->profile_path);
+    free(s);
+}
+
+static int same_sig(const struct rio_sel_sig *a, const struct rio_sel_sig *b)
+{
+    return a->write == b->write && a->nprocs == b->nprocs && a->bytes == b->bytes &&
+           a->regions == b->regions && a->relgap == b->relgap;
+}
+
+/* Is name in the comma list (empty list: everything is)? */
+static int in_filter(const char *list, const char *name)
+{
+    if (!*list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *q = strchr(p, ',');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        while (len && (*p == ' ')) {
+            p++;
+            len--;
+        }
+        if (len == n && !strncasecmp(p, name, n))
+            return 1;
+        if (!q)
+            break;
+        p = q + 1;
+    }
+    return 0;
+}
+
+static void start_exam(struct sel_entry *e)
+{
+    e->examining = 1;
+    e->exam_pos = 0;
+    e->chosen = -1;
+    for (int k = 0; k < RIO_SELECT_MAX_CAND; k++) {
+        e->sum[k] = 0;
+        e->n[k] = 0;
+    }
+}
+
+static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_sig *sig,
+                                   const char *const *cands, int ncand)
+{
+    for (int i = 0; i < s->n; i++)
+        if (same_sig(&s->e[i].sig, sig))
+            return &s->e[i];
+    int slot = s->n < SEL_MAX_SIGS ? s->n++ : (int)(s->evict++ % SEL_MAX_SIGS);
+    struct sel_entry *e = &s->e[slot];
+    memset(e, 0, sizeof *e);
+    e->sig = *sig;
+    for (int k = 0; k < ncand && e->ncand < RIO_SELECT_MAX_CAND; k++)
+        if (in_filter(s->filter, cands[k]))
+            snprintf(e->cand[e->ncand++], sizeof e->cand[0], "%s", cands[k]);
+    if (e->ncand == 0) /* a filter that names nothing applicable: all of them */
+        for (int k = 0; k < ncand && e->ncand < RIO_SELECT_MAX_CAND; k++)
+            snprintf(e->cand[e->ncand++], sizeof e->cand[0], "%s", cands[k]);
+    start_exam(e);
+    /* a decision of an earlier run for this signature and storage */
+    const struct prof_entry *p = rio__select_profile_find(s, sig);
+    for (int k = 0; p && k < e->ncand; k++)
+        if (!strcmp(e->cand[k], p->strategy)) {
+            e->examining = 0;
+            e->chosen = k;
+            e->chosen_avg = p->tput;
+            e->from_profile = 1;
+        }
+    return e;
+}
+
+const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *sig,
+                               const char *const *cands, int ncand, char *reason, size_t len)
+{
+    struct sel_entry *e = entry_for(s, sig, cands, ncand);
+    int k;
+    e->calls++;
+    if (e->examining) {
+        k = (int)(e->exam_pos / s->calls_per);
+        if (k >= e->ncand) /* waiting for the last result: keep the last candidate */
+            k = e->ncand - 1;
+        e->exam_pos++;
+        e->exam_calls++;
+        snprintf(reason, len, "auto: examining %s (%lld of %d calls)", e->cand[k],
+                 (long long)e->exam_pos, e->ncand * s->calls_per);
+    } else {
+        k = e->chosen;
+        snprintf(reason, len, "auto: %s, %s at %.1f MB/s", e->cand[k],
+                 e->from_profile ? "from the profile" : "fastest examined", e->chosen_avg / 1e6);
+    }
+    s->pending = 1;
+    s->pend_entry = (int)(e - s->e);
+    s->pend_cand = k;
+    return e->cand[k];
+}
+
+static void decide(struct rio_select *s, struct sel_entry *e)
+{
+    int best = 0;
+    double bt = -1;
+    for (int k = 0; k < e->ncand; k++) {
+        double t = e->n[k] ? e->sum[k] / e->n[k] : 0;
+        if (t > bt) {
+            bt = t;
+            best = k;
+        }
+    }
+    e->examining = 0;
+    e->chosen = best;
+    e->chosen_avg = bt;
+    e->from_profile = 0;
+    if (s->rank == 0)
+        rio__select_profile_save(s);
+}
+
+void rio__select_record(struct rio_select *s, double tput)
+{
+    if (!s->pending)
+        return;
+    s->pending = 0;
+    struct sel_entry *e = &s->e[s->pend_entry];
+    int k = s->pend_cand;
+    if (!(tput > 0) || tput > 1e18) /* no measurement, or not a number */
+        return;
+    if (e->examining) {
+        e->sum[k] += tput;
+        e->n[k]++;
+        int recorded = 0;
+        for (int j = 0; j < e->ncand; j++)
+            recorded += e->n[j];
+        if (recorded >= e->ncand * s->calls_per)
+            decide(s, e);
+        return;
+    }
+    double diff = tput - e->chosen_avg, dev = (diff < 0 ? -diff : diff) / e->chosen_avg;
+    if (dev > s->threshold) {
+        char *c = e->causes[e->reexams % RIO_SELECT_MAX_CAUSES], name[sizeof e->cand[0]];
+        memcpy(name, e->cand[k], sizeof name);
+        snprintf(c, sizeof e->causes[0], "%s at %.1f MB/s deviated %.0f%% from %.1f MB/s%s",
+                 name, tput / 1e6, dev * 100, e->chosen_avg / 1e6,
+                 e->from_profile ? " (profile)" : "");
+        e->reexams++;
+        start_exam(e);
+    }
+}
+
+int rio__select_count(const struct rio_select *s)
+{
+    return s ? s->n : 0;
+}
+
+int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *out)
+{
+    if (!s || i < 0 || i >= s->n) {
+        rio__err_detail("no signature %d (the selector holds %d)", i, s ? s->n : 0);
+        return RIO_E_ARG;
+    }
+    const struct sel_entry *e = &s->e[i];
+    memset(out, 0, sizeof *out);
+    out->write = e->sig.write;
+    out->nprocs = e->sig.nprocs;
+    out->bytes = e->sig.bytes;
+    out->regions = e->sig.regions;
+    out->relgap = e->sig.relgap;
+    out->ncand = e->ncand;
+    for (int k = 0; k < e->ncand; k++) {
+        memcpy(out->cand[k], e->cand[k], sizeof out->cand[k]);
+        out->tput[k] = e->n[k] ? e->sum[k] / e->n[k] : 0;
+        out->tput_calls[k] = e->n[k];
+    }
+    if (!e->examining && e->chosen >= 0)
+        memcpy(out->chosen, e->cand[e->chosen], sizeof out->chosen);
+    out->examining = e->examining;
+    out->from_profile = e->from_profile;
+    out->calls = e->calls;
+    out->exam_calls = e->exam_calls;
+    out->reexams = e->reexams;
+    int nc = RIO_MIN(e->reexams, RIO_SELECT_MAX_CAUSES);
+    for (int j = 0; j < nc; j++) /* oldest first */
+        memcpy(out->causes[j],
+               e->causes[(e->reexams - nc + j) % RIO_SELECT_MAX_CAUSES], sizeof out->causes[j]);
+    return 0;
+}
+
+void rio__select_report(const struct rio_select *s, FILE *to)
+{
+    for (int i = 0; s && i < s->n; i++) {
+        struct rio_select_info in;
+        rio__select_get(s, i, &in);
+        fprintf(to, "  selection    %s, %d ranks, %lld bytes, %lld regions, gap %lld: %s%s\n",
+                in.write ? "write" : "read", in.nprocs, in.bytes, in.regions, in.relgap,
+                in.examining ? "examining" : in.chosen, in.from_profile ? " (profile)" : "");
+        for (int k = 0; k < in.ncand; k++)
+            fprintf(to, "    %-13s %10.1f MB/s over %d calls\n", in.cand[k], in.tput[k] / 1e6,
+                    in.tput_calls[k]);
+        fprintf(to, "    %lld calls, %lld examining, %d re-examinations\n", in.calls,
+                in.exam_calls, in.reexams);
+        for (int j = 0; j < RIO_MIN(in.reexams, RIO_SELECT_MAX_CAUSES); j++)
+            fprintf(to, "    re-examined: %s\n", in.causes[j]);
+    }
+}

@@ -1,0 +1,63 @@
+/*
+ * select.h — adaptive selection of collective strategies (orthrus.txt
+ * §2.1), with decisions kept in profiles across runs.
+ *
+ * The collective engine asks the selector which strategy runs a call with
+ * strategy "auto", and tells it afterwards how fast the call was.  Every
+ * input is the same on every rank (the signature comes from the engine's
+ * summary, the throughput from the slowest rank's time, the profile is
+ * read by rank 0 and broadcast), so every rank decides the same without
+ * further communication.
+ */
+#ifndef RIO_SELECT_H
+#define RIO_SELECT_H
+
+#include <stdio.h>
+
+#include "../common/common.h"
+
+/* A call's signature: operation, ranks, bytes and regions of all ranks,
+ * and the mean gap between consecutive requests in offset order. */
+struct rio_sel_sig {
+    int write;
+    int nprocs;
+    long long bytes, regions, relgap;
+};
+
+struct rio_select;
+
+/**
+ * Make the selector of one file.  Collective over comm: rank 0 reads the
+ * profile (hints->profile, else RESONIO_PROFILE; none: no profile) and
+ * broadcasts it.  storage names the storage and its layout (decisions are
+ * kept per storage).  A missing, truncated, corrupted or other-version
+ * profile is ignored (with a warning under RESONIO_VERBOSE).
+ * Errors: RIO_E_NOMEM.
+ */
+int rio__select_create(MPI_Comm comm, const struct rio_hints *hints, const char *storage,
+                       struct rio_select **out);
+void rio__select_free(struct rio_select *s);
+
+/**
+ * The strategy for a call with signature sig, among the applicable
+ * candidates cands[0..ncand) (in the order to examine them).  Local and
+ * deterministic.  reason receives why (examining, chosen, from profile).
+ * The name returned is one of cands.
+ */
+const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *sig,
+                               const char *const *cands, int ncand, char *reason, size_t len);
+
+/**
+ * The throughput (bytes per second: all ranks' bytes over the slowest
+ * rank's time) of the last call choose() answered.  Local; must be called
+ * with the same value on every rank.  Ends examinations, detects
+ * deviations, and (rank 0) saves the profile when a decision changes.
+ */
+void rio__select_record(struct rio_select *s, double throughput);
+
+int rio__select_count(const struct rio_select *s);
+int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *out);
+/** One block per signature, for RESONIO_STATS. */
+void rio__select_report(const struct rio_select *s, FILE *to);
+
+#endif /* RIO_SELECT_H */

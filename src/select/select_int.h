@@ -1,0 +1,62 @@
+/*
+ * select_int.h — private declarations of the selector.
+ */
+#ifndef RIO_SELECT_INT_H
+#define RIO_SELECT_INT_H
+
+#include "select.h"
+
+#define SEL_MAX_SIGS 64
+#define SEL_STORAGE_LEN 64
+
+struct sel_entry {
+    struct rio_sel_sig sig;
+    int ncand;
+    char cand[RIO_SELECT_MAX_CAND][16];
+    double sum[RIO_SELECT_MAX_CAND];  /* examined throughput, summed */
+    int n[RIO_SELECT_MAX_CAND];
+    int examining;
+    long long exam_pos;               /* calls handed out in this examination */
+    int chosen;                       /* index in cand, -1 while examining */
+    double chosen_avg;
+    int from_profile;
+    long long calls, exam_calls;
+    int reexams;
+    char causes[RIO_SELECT_MAX_CAUSES][96];
+};
+
+/* A decision read from (or to be written to) a profile. */
+struct prof_entry {
+    char storage[SEL_STORAGE_LEN];
+    struct rio_sel_sig sig;
+    char strategy[16];
+    double tput;
+};
+
+struct rio_select {
+    int rank;
+    int calls_per;
+    double threshold;
+    char filter[256];                 /* resonio_select_candidates */
+    char storage[SEL_STORAGE_LEN];    /* driver and layout */
+    struct sel_entry e[SEL_MAX_SIGS];
+    int n;
+    unsigned evict;
+    int pending, pend_entry, pend_cand;
+    char *profile_path;
+    struct prof_entry *prof;          /* loaded from the profile */
+    int nprof;
+};
+
+/* profile.c */
+/** Rank 0 reads and checks the profile, every rank gets it.  Collective.
+ *  Errors only RIO_E_NOMEM; a bad profile is ignored. */
+int rio__select_profile_load(struct rio_select *s, MPI_Comm comm);
+/** The loaded decision for sig on this storage, or NULL. */
+const struct prof_entry *rio__select_profile_find(const struct rio_select *s,
+                                                  const struct rio_sel_sig *sig);
+/** Rewrite the profile with the loaded decisions and this file's, through a
+ *  temporary file and rename.  Rank 0 only; failures are warnings. */
+void rio__select_profile_save(struct rio_select *s);
+
+#endif /* RIO_SELECT_INT_H */

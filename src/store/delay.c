@@ -1,0 +1,242 @@
+/*
+ * delay.c — a driver that wraps the posix driver and makes every storage
+ * request take longer, so that tests know which collective strategy is
+ * faster (the selector's tests) without depending on this machine's disk.
+ *
+ * The spec is the hint resonio_delay, else the environment variable
+ * RESONIO_DELAY, read again at every request so that MPI_File_set_info can
+ * change the storage's speed while a program runs.  A comma-separated list
+ * of key=value:
+ *
+ *   req=US        microseconds added to every request
+ *   mib=US        microseconds added per MiB moved
+ *   rank=R        the MPI_COMM_WORLD rank that gets the two below as well
+ *   rank_req=US   extra microseconds per request on rank R
+ *   rank_mib=US   extra microseconds per MiB on rank R
+ *   jitter=PCT    each delay varies by up to PCT percent either way
+ *                 (a fixed pseudo-random sequence per process)
+ *
+ * A list request counts as one request.  Data moves through the posix
+ * driver unchanged.
+ */
+#include "store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct dspec {
+    double req, mib, rank_req, rank_mib, jitter;
+    int rank;
+};
+
+struct xfile {
+    struct rio_store inner;
+    char spec_text[256];   /* the spec dspec was parsed from */
+    struct dspec spec;
+    unsigned long long rnd;
+};
+
+static struct xfile *xf_of(struct rio_store *st)
+{
+    return st->priv;
+}
+
+static void parse(const char *text, struct dspec *d)
+{
+    *d = (struct dspec){0, 0, 0, 0, 0, -1};
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text ? text : "");
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        double v = strtod(eq + 1, NULL);
+        if (v < 0)
+            v = 0;
+        if (!strcmp(tok, "req"))
+            d->req = v;
+        else if (!strcmp(tok, "mib"))
+            d->mib = v;
+        else if (!strcmp(tok, "rank"))
+            d->rank = (int)v;
+        else if (!strcmp(tok, "rank_req"))
+            d->rank_req = v;
+        else if (!strcmp(tok, "rank_mib"))
+            d->rank_mib = v;
+        else if (!strcmp(tok, "jitter"))
+            d->jitter = v > 100 ? 100 : v;
+    }
+}
+
+/* Sleep as the current spec says for one request of len bytes. */
+static void pause_for(struct rio_store *st, MPI_Offset len)
+{
+    struct xfile *xf = xf_of(st);
+    const char *text = st->hints && st->hints->delay ? st->hints->delay : getenv("RESONIO_DELAY");
+    if (!text)
+        text = "";
+    if (strcmp(text, xf->spec_text)) {
+        snprintf(xf->spec_text, sizeof xf->spec_text, "%s", text);
+        parse(text, &xf->spec);
+    }
+    const struct dspec *d = &xf->spec;
+    double mib = (double)len / (1 << 20), us = d->req + d->mib * mib;
+    if (d->rank >= 0) {
+        int me = -1, init = 0;
+        MPI_Initialized(&init);
+        if (init)
+            MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        if (me == d->rank)
+            us += d->rank_req + d->rank_mib * mib;
+    }
+    if (d->jitter > 0) {
+        xf->rnd = xf->rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u = (double)(xf->rnd >> 11) / (double)(1ULL << 53); /* [0, 1) */
+        us *= 1.0 + d->jitter / 100.0 * (2.0 * u - 1.0);
+    }
+    if (us < 1)
+        return;
+    struct timespec ts = {(time_t)(us / 1e6), (long)((us - (double)(time_t)(us / 1e6) * 1e6) * 1e3)};
+    while (nanosleep(&ts, &ts))
+        ;
+}
+
+static int x_open(struct rio_store *st, const char *path, int oflags, mode_t perm,
+                  const struct rio_hints *hints)
+{
+    struct xfile *xf = rio__calloc(1, sizeof *xf);
+    if (!xf)
+        return RIO_E_NOMEM;
+    xf->inner.hints = st->hints;
+    xf->inner.stats = NULL;
+    int rc = rio__store_posix.open(&xf->inner, path, oflags, perm, hints);
+    if (rc) {
+        free(xf);
+        return rc;
+    }
+    xf->inner.ops = &rio__store_posix;
+    xf->rnd = 0x9e3779b97f4a7c15ULL;
+    parse("", &xf->spec);
+    st->priv = xf;
+    return 0;
+}
+
+static int x_close(struct rio_store *st)
+{
+    struct xfile *xf = xf_of(st);
+    int rc = rio__store_posix.close(&xf->inner);
+    free(xf);
+    st->priv = NULL;
+    return rc;
+}
+
+static int x_remove(const char *path, const struct rio_hints *hints)
+{
+    return rio__store_posix.remove(path, hints);
+}
+
+#define IN (&xf_of(st)->inner)
+
+static int x_get_size(struct rio_store *st, MPI_Offset *size)
+{
+    return rio__store_posix.get_size(IN, size);
+}
+static int x_set_size(struct rio_store *st, MPI_Offset size)
+{
+    return rio__store_posix.set_size(IN, size);
+}
+static int x_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    return rio__store_posix.allocate(IN, off, len);
+}
+static int x_sync(struct rio_store *st)
+{
+    return rio__store_posix.sync(IN);
+}
+static ssize_t x_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
+{
+    pause_for(st, (MPI_Offset)len);
+    return rio__store_posix.pread(IN, buf, len, off);
+}
+static ssize_t x_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    pause_for(st, (MPI_Offset)len);
+    return rio__store_posix.pwrite(IN, buf, len, off);
+}
+static MPI_Offset iov_len(const struct iovec *iov, int n)
+{
+    MPI_Offset t = 0;
+    for (int i = 0; i < n; i++)
+        t += (MPI_Offset)iov[i].iov_len;
+    return t;
+}
+static ssize_t x_preadv(struct rio_store *st, const struct iovec *iov, int n, MPI_Offset off)
+{
+    pause_for(st, iov_len(iov, n));
+    return rio__store_posix.preadv(IN, iov, n, off);
+}
+static ssize_t x_pwritev(struct rio_store *st, const struct iovec *iov, int n, MPI_Offset off)
+{
+    pause_for(st, iov_len(iov, n));
+    return rio__store_posix.pwritev(IN, iov, n, off);
+}
+static int x_read_list(struct rio_store *st, const struct rio_region *file,
+                       const struct iovec *mem, int n, MPI_Offset *done)
+{
+    pause_for(st, iov_len(mem, n));
+    return rio__store_posix.read_list(IN, file, mem, n, done);
+}
+static int x_write_list(struct rio_store *st, const struct rio_region *file,
+                        const struct iovec *mem, int n)
+{
+    pause_for(st, iov_len(mem, n));
+    return rio__store_posix.write_list(IN, file, mem, n);
+}
+static int x_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
+{
+    return rio__store_posix.lock(IN, off, len, exclusive);
+}
+static int x_unlock(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    return rio__store_posix.unlock(IN, off, len);
+}
+static int x_is_direct(struct rio_store *st)
+{
+    return rio__store_posix.is_direct(IN);
+}
+static unsigned x_notes(struct rio_store *st)
+{
+    return rio__store_posix.notes(IN);
+}
+static int x_prefetch(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    return rio__store_posix.prefetch(IN, off, len);
+}
+
+const struct rio_store_ops rio__store_delay = {
+    .name = "delay",
+    .version = 1,
+    .open = x_open,
+    .close = x_close,
+    .remove = x_remove,
+    .get_size = x_get_size,
+    .set_size = x_set_size,
+    .allocate = x_allocate,
+    .sync = x_sync,
+    .pread = x_pread,
+    .pwrite = x_pwrite,
+    .preadv = x_preadv,
+    .pwritev = x_pwritev,
+    .read_list = x_read_list,
+    .write_list = x_write_list,
+    .lock = x_lock,
+    .unlock = x_unlock,
+    .layout = NULL,
+    .is_direct = x_is_direct,
+    .notes = x_notes,
+    .prefetch = x_prefetch,
+};
