@@ -642,11 +642,21 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         rc = prefetch_then_read(&c, &plan, done);
         break;
     }
-    if (!req->write && plan.mode == RIO_COLL_EXCHANGE && !rc) {
-        MPI_Offset size = 0;
-        rc = req->st->ops->get_size(req->st, &size);
+    if (!req->write && plan.mode == RIO_COLL_EXCHANGE) {
+        /* The file's size bounds what was read.  Ranks whose open is still
+         * deferred (romio_no_indep_rw) must not open the file to ask: the
+         * ranks that have it open tell the others. */
+        MPI_Offset size = -1, all = -1;
+        if (rio__store_deferred_opened(req->st) && req->st->ops->get_size(req->st, &size))
+            size = -1;
+        MPI_Allreduce(&size, &all, 1, MPI_OFFSET, MPI_MAX, ctx->comm);
+        if (all < 0) {
+            int src = req->st->ops->get_size(req->st, &all);
+            if (!rc)
+                rc = src;
+        }
         if (!rc)
-            *done = readable_bytes(req, size);
+            *done = readable_bytes(req, all);
     }
 
 out:

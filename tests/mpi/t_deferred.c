@@ -55,7 +55,7 @@ static void run(int deferred)
     MPI_Info info = rt_info("romio_no_indep_rw", deferred ? "true" : "false", "cb_nodes", "1",
                             "resonio_strategy", "two_phase", (char *)NULL);
     rio_file *fh;
-    if (RT_OK(rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh))) {
+    if (!RT_OK(rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh))) {
         MPI_Info_free(&info);
         return;
     }
