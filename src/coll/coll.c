@@ -388,15 +388,57 @@ static int own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Off
     return rio__indep_rw(&r, done);
 }
 
-/* Ranks issue in groups of g, group k after group k-1 (rank i after i-g). */
-static int by_turns(struct rio_coll_call *c, int g, MPI_Offset *done)
+/*
+ * Ranks write their own data, each target receiving requests in rank
+ * order, which in a non-overlapping call is offset order: a rank waits for
+ * the previous rank on each target it writes (a turn token), writes, and
+ * passes the turn to the next rank on each of its targets.  Ranks whose
+ * targets differ proceed together, so as many ranks issue at once as the
+ * targets allow (resonant-io.txt §3.4's groups, made exact).  Without a
+ * per-target summary, ranks take turns one at a time.
+ */
+static int by_turns(struct rio_coll_call *c, MPI_Offset *done)
 {
-    int rc;
-    if (c->rank - g >= 0)
-        MPI_Recv(NULL, 0, MPI_BYTE, c->rank - g, TAG_TURN, c->ctx->comm, MPI_STATUS_IGNORE);
+    int T = c->tbytes ? c->layout.count : 1, P = c->nprocs, me = c->rank, rc;
+    int *prev = rio__malloc(sizeof(int) * (size_t)T), *next = rio__malloc(sizeof(int) * (size_t)T);
+    int np = 0, nn = 0;
+    if (!prev || !next) { /* stay in step with the others: plain rank order */
+        np = me > 0;
+        nn = me + 1 < P;
+        free(prev);
+        free(next);
+        prev = next = NULL;
+    } else {
+        for (int t = 0; t < T; t++) {
+            if (c->tbytes && rio__coll_tbytes(c, me, t) == 0)
+                continue;
+            int p = -1, n = -1;
+            for (int j = me - 1; j >= 0 && p < 0; j--)
+                if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
+                    p = j;
+            for (int j = me + 1; j < P && n < 0; j++)
+                if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
+                    n = j;
+            int dup = 0;
+            for (int k = 0; k < np; k++)
+                dup |= prev[k] == p;
+            if (p >= 0 && !dup)
+                prev[np++] = p;
+            dup = 0;
+            for (int k = 0; k < nn; k++)
+                dup |= next[k] == n;
+            if (n >= 0 && !dup)
+                next[nn++] = n;
+        }
+    }
+    for (int k = 0; k < np; k++)
+        MPI_Recv(NULL, 0, MPI_BYTE, prev ? prev[k] : me - 1, TAG_TURN, c->ctx->comm,
+                 MPI_STATUS_IGNORE);
     rc = own_request(c, RIO_INDEP_LIST, done);
-    if (c->rank + g < c->nprocs)
-        MPI_Send(NULL, 0, MPI_BYTE, c->rank + g, TAG_TURN, c->ctx->comm);
+    for (int k = 0; k < nn; k++)
+        MPI_Send(NULL, 0, MPI_BYTE, next ? next[k] : me + 1, TAG_TURN, c->ctx->comm);
+    free(prev);
+    free(next);
     return rc;
 }
 
@@ -636,7 +678,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         rc = own_request(&c, RIO_INDEP_AUTO, done);
         break;
     case RIO_COLL_TOKEN:
-        rc = by_turns(&c, plan.token_group > 0 ? plan.token_group : 1, done);
+        rc = by_turns(&c, done);
         break;
     case RIO_COLL_PREFETCH:
         rc = prefetch_then_read(&c, &plan, done);

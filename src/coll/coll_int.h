@@ -47,7 +47,7 @@ enum rio_coll_mode {
     RIO_COLL_EXCHANGE, /* aggregators, rounds */
     RIO_COLL_DIRECT,   /* each rank one datatype request */
     RIO_COLL_INDEP,    /* each rank the independent chooser */
-    RIO_COLL_TOKEN,    /* each rank its own data, groups in rank order */
+    RIO_COLL_TOKEN,    /* each rank its own data, in rank order per target */
     RIO_COLL_PREFETCH, /* reads: agents prefetch their targets, then each rank reads */
 };
 
@@ -72,7 +72,6 @@ struct rio_coll_plan {
     int nrounds;                  /* set by the engine */
     int rmw;                      /* writes: read-modify-write rounds with holes */
     int *bypass;                  /* per rank, may be NULL: does its own I/O */
-    int token_group;              /* TOKEN: ranks issuing together */
     int *prev_agent;              /* per aggregator, may be NULL: the aggregator that must
                                      issue its round before this one (timed agents) */
     char reason[160];

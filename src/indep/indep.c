@@ -13,14 +13,20 @@
  * noncontiguous view, one call per file region.  The other methods live in
  * sieve.c and list.c.
  *
+ * Writes are sieved only when romio_ds_write=enable asks for it: a sieved
+ * write puts back the holes of its window too, which loses the bytes that
+ * another process writes there at the same time unless every writer takes
+ * the window's lock, and the other methods take none.
+ *
  * The chooser looks only at the shape: the filetype's size and region
  * count per tile (from the decoded type, not from walking the request) and
  * the first and last file byte of the request (two seeks in the view).
  * Sieving trades one storage call per region for moving the holes too: a
  * read window moves the holes once, a write window reads the whole window
  * and writes it back.  So with mean region r and density d, reads sieve
- * when the hole per region r(1/d - 1) is at most SIEVE_READ_HOLE, writes
- * when r(2/d - 1) is at most SIEVE_WRITE_COST.  Calibrated with
+ * when the hole per region r(1/d - 1) is at most SIEVE_READ_HOLE.  The
+ * writes' figures below show what sieving buys where a user enables it.
+ * Calibrated with
  * tools/micro/indep_bench.c (resonio-micro-indep, 2 MiB per request, ms,
  * best of 3; per-region = the posix method, the list and dtype methods
  * within 5% of it):
@@ -40,11 +46,9 @@
  *   16384  0.50 write     0.77   0.53      0.30   0.78
  *   16384  0.90 write     0.73   0.35      0.32   0.48
  *
- * Reads break even near a 40 KiB hole per region on both.  Writes break
- * even near r(2/d - 1) = 60 KiB on ext4 but 8 KiB on tmpfs (small writes
- * cost ~4 us on ext4, <1 us on tmpfs); 16 KiB sits between, leaning to the
- * cheaper-to-lose side because a sieved write also holds a lock that other
- * writers wait on.  Regions of 256 KiB and more gain nothing from batching
+ * Reads break even near a 40 KiB hole per region on both.  Writes would
+ * break even near r(2/d - 1) = 60 KiB on ext4 but 8 KiB on tmpfs (small
+ * writes cost ~4 us on ext4, <1 us on tmpfs).  Regions of 256 KiB and more gain nothing from batching
  * and go one call each.  Everything else is datatype I/O, which measured
  * the same as list I/O on the posix driver.
  */
@@ -56,7 +60,6 @@
 #define IOV_BATCH 1024
 #define POSIX_MIN_REGION ((MPI_Offset)256 << 10)
 #define SIEVE_READ_HOLE 32768.0   /* r(1/d - 1) */
-#define SIEVE_WRITE_COST 16384.0  /* r(2/d - 1) */
 
 /* ---- the pair cursor ---------------------------------------------------- */
 
@@ -229,9 +232,13 @@ enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
     double density = (double)req->nbytes / (double)span;
     if (mean >= (double)POSIX_MIN_REGION)
         return RIO_INDEP_POSIX;
-    if (ds != RIO_DISABLE) {
-        double extra = req->write ? mean * (2.0 / density - 1.0) : mean * (1.0 / density - 1.0);
-        if (extra <= (req->write ? SIEVE_WRITE_COST : SIEVE_READ_HOLE))
+    /* Writes are sieved only when romio_ds_write=enable asks (above): a
+     * sieved write reads its window and writes all of it back, so another
+     * process writing into the window's holes at the same time, without
+     * taking the window's lock (any non-sieving writer), loses its bytes. */
+    if (ds != RIO_DISABLE && !req->write) {
+        double extra = mean * (1.0 / density - 1.0);
+        if (extra <= SIEVE_READ_HOLE)
             return RIO_INDEP_SIEVE;
     }
     return RIO_INDEP_DTYPE;

@@ -70,7 +70,8 @@ int main(int argc, char **argv)
     CHECK(pick(&st, dense, bytes, 0, 0, 4) == RIO_INDEP_CONTIG,
           "request inside one region of a noncontiguous view: contig");
     CHECK(pick(&st, dense, bytes, 0, 0, 80000) == RIO_INDEP_SIEVE, "dense small reads: sieve");
-    CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_SIEVE, "dense tiny writes: sieve");
+    CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_DTYPE,
+          "dense tiny writes: no sieving unless asked (it would put back others' bytes)");
     CHECK(pick(&st, sparse, bytes, 0, 0, 200000) == RIO_INDEP_DTYPE, "sparse reads: dtype");
     CHECK(pick(&st, sparse, bytes, 1, 0, 200000) == RIO_INDEP_DTYPE, "sparse writes: dtype");
     CHECK(pick(&st, large, bytes, 0, 0, 2 << 20) == RIO_INDEP_POSIX, "large regions: posix");
@@ -81,7 +82,9 @@ int main(int argc, char **argv)
 
     h.romio_ds_read = RIO_DISABLE;
     CHECK(pick(&st, dense, bytes, 0, 0, 80000) == RIO_INDEP_DTYPE, "ds_read disable: no sieve");
-    CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_SIEVE, "ds_read leaves writes");
+    CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_DTYPE, "ds_read leaves writes");
+    h.romio_ds_write = RIO_ENABLE;
+    CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_SIEVE, "ds_write enable: sieve");
     h.romio_ds_write = RIO_DISABLE;
     CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_DTYPE, "ds_write disable");
     h.romio_ds_read = RIO_ENABLE;

@@ -12,7 +12,7 @@
  *
  * A write whose ranks' extents follow rank order (every offset of rank i
  * precedes every offset of rank i+1) needs no exchange: ranks write their
- * own data, in groups of as many ranks as targets, group after group.
+ * own data, and each target gets its requests in rank order (coll.c).
  *
  * Reads exchange no data at all (§3.3): the agents first ask storage for
  * their targets' stripes without waiting, all ranks synchronize, and then
@@ -27,9 +27,8 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
     int T = c->layout.count, P = c->nprocs;
     if (c->req->write && c->nonoverlap) {
         p->mode = RIO_COLL_TOKEN;
-        p->token_group = T;
         snprintf(p->reason, sizeof p->reason,
-                 "non-overlapping call: ranks write their own data in groups of %d", T);
+                 "non-overlapping call: ranks write their own data, in rank order per target");
         return 0;
     }
     int k = P >= 4 * T ? P / (4 * T) : 1;
