@@ -166,7 +166,11 @@ int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
         MPI_Group_free(&wg);
         MPI_Group_free(&ng);
     }
-    MPI_Allgather(&leader, 1, MPI_INT, ctx->node_real, 1, MPI_INT, ctx->comm);
+    /* every rank fills its own slot; one reduction gives everyone the map */
+    for (int i = 0; i < ctx->nprocs; i++)
+        ctx->node_real[i] = -1;
+    ctx->node_real[ctx->rank] = leader;
+    MPI_Allreduce(MPI_IN_PLACE, ctx->node_real, ctx->nprocs, MPI_INT, MPI_MAX, ctx->comm);
     int n = 0;
     for (int i = 0; i < ctx->nprocs; i++) {
         if (ctx->node_real[i] == i)
