@@ -54,19 +54,10 @@ int rio__store_open_deferred(struct rio_store *st, const char *name, int oflags,
                              struct rio_hints *hints)
 {
     const char *path;
-    const struct rio_store_ops *iops = rio__store_find(name, &path);
+    const struct rio_store_ops *iops = rio__store_begin(st, name, hints, &path);
     struct dfile *df = NULL;
-
-    st->ops = NULL;
-    st->priv = NULL;
-    st->hints = hints;
-    st->scratch = NULL;
-    st->scratch_len = 0;
-    atomic_store(&st->scratch_busy, 0);
-    if (!iops) {
-        rio__err_detail("prefix of '%s' names a driver this build does not have", name);
+    if (!iops)
         return RIO_E_DRIVER;
-    }
     df = rio__calloc(1, sizeof *df);
     if (df)
         df->path = rio__strdup(path);

@@ -59,22 +59,28 @@ const struct rio_store_ops *rio__store_find(const char *name, const char **path_
     return &rio__store_posix;
 }
 
-int rio__store_open(struct rio_store *st, const char *name, int oflags, mode_t perm,
-                    struct rio_hints *hints)
+const struct rio_store_ops *rio__store_begin(struct rio_store *st, const char *name,
+                                             struct rio_hints *hints, const char **path)
 {
-    const char *path;
-    const struct rio_store_ops *ops = rio__store_find(name, &path);
-
+    const struct rio_store_ops *ops = rio__store_find(name, path);
     st->ops = NULL;
     st->priv = NULL;
     st->hints = hints;
     st->scratch = NULL;
     st->scratch_len = 0;
     atomic_store(&st->scratch_busy, 0);
-    if (!ops) {
+    if (!ops)
         rio__err_detail("prefix of '%s' names a driver this build does not have", name);
+    return ops;
+}
+
+int rio__store_open(struct rio_store *st, const char *name, int oflags, mode_t perm,
+                    struct rio_hints *hints)
+{
+    const char *path;
+    const struct rio_store_ops *ops = rio__store_begin(st, name, hints, &path);
+    if (!ops)
         return RIO_E_DRIVER;
-    }
     int rc = ops->open(st, path, oflags, perm, hints);
     if (rc < 0)
         return rc;

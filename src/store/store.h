@@ -163,6 +163,12 @@ void rio__store_layout(struct rio_store *st, struct rio_layout *out);
 /** Record one request in st->trace if one is attached. */
 void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len);
 
+/** The first step of every open: reset st's fields, find the driver for
+ *  name (NULL, with a detail, for a prefix this build lacks) and the path
+ *  without its prefix. */
+const struct rio_store_ops *rio__store_begin(struct rio_store *st, const char *name,
+                                             struct rio_hints *hints, const char **path);
+
 /** Deferred open (deferred.c): like rio__store_open, but the driver's
  *  file is opened (without O_CREAT/O_EXCL) only at the first operation
  *  that needs it. */

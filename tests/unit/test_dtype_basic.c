@@ -16,19 +16,7 @@
 #include "dtype/dtype.h"
 #include "dtype/dtype_int.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (cond) {                                                                       \
-            passed++;                                                                     \
-        } else {                                                                          \
-            failed++;                                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            printf(__VA_ARGS__);                                                          \
-            printf("\n");                                                                 \
-        }                                                                                 \
-    } while (0)
+#include "unit.h"
 
 struct reg {
     long long off, len;
@@ -828,7 +816,7 @@ int main(int argc, char **argv)
     test_filetype_and_view();
     test_unbounded();
     test_deep();
-    printf("%d passed, %d failed\n", passed, failed);
+    printf("%d passed, %d failed\n", npass, nfail);
     MPI_Finalize();
-    return failed != 0;
+    return nfail != 0;
 }

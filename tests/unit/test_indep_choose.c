@@ -14,18 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int npass, nfail;
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            npass++;                                                                     \
-        } else {                                                                         \
-            nfail++;                                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-            printf(__VA_ARGS__);                                                         \
-            printf("\n");                                                                \
-        }                                                                                \
-    } while (0)
+#include "unit.h"
 
 static struct rio_dtype *vec(int count, int blk, int stride)
 {

@@ -25,18 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int npass, nfail;
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            npass++;                                                                     \
-        } else {                                                                         \
-            nfail++;                                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-            printf(__VA_ARGS__);                                                         \
-            printf("\n");                                                                \
-        }                                                                                \
-    } while (0)
+#include "unit.h"
 
 enum { SPAN = 1 << 20, MAXLEN = 70000 };
 

@@ -16,18 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int npass, nfail;
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            npass++;                                                                     \
-        } else {                                                                         \
-            nfail++;                                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-            printf(__VA_ARGS__);                                                         \
-            printf("\n");                                                                \
-        }                                                                                \
-    } while (0)
+#include "unit.h"
 
 static char path[4200], name[4300];
 static struct rio_hints hints;

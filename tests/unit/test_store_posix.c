@@ -18,18 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int npass, nfail;
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            npass++;                                                                     \
-        } else {                                                                         \
-            nfail++;                                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-            printf(__VA_ARGS__);                                                         \
-            printf("\n");                                                                \
-        }                                                                                \
-    } while (0)
+#include "unit.h"
 
 static char dir[4096];
 
