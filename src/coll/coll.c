@@ -294,7 +294,7 @@ static int summary_computed(struct rio_coll_call *c)
     MPI_Offset v[7] = {bytes, -bytes, base, -base, c->npairs == 1 ? 1 : 0, -(c->npairs == 1),
                        (MPI_Offset)(c->ctx->prev_time * 1e9)};
     MPI_Offset r[7];
-    MPI_Allreduce(v, r, 7, MPI_OFFSET, MPI_MAX, c->ctx->comm);
+    MPI_Allreduce(v, r, 7, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
     c->prev_tmax = (double)r[6] / 1e9;
     if (r[0] != -r[1] || r[2] != -r[3] || r[4] != 1 || -r[5] != 1 || r[0] <= 0)
         return 0;
@@ -505,7 +505,8 @@ static MPI_Offset readable_bytes(const struct rio_coll_req *q, MPI_Offset size)
  * receives) next to the round buffer.  With tiny regions that could be
  * many times cb_buffer_size, so rounds are made short enough that the
  * expected metadata of a round, at the call's mean region density, fits in
- * cb_buffer_size too.
+ * cb_buffer_size too.  Done before planning: a plan may lay its domains
+ * out by the round size.
  */
 #define RPIECE_BYTES 64
 static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
@@ -517,10 +518,7 @@ static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
         return;
     double per_byte = (double)regions / (double)span;
     double cap = (double)c->req->hints->cb_buffer_size / (RPIECE_BYTES * per_byte);
-    MPI_Offset grain = 4096;
-    for (int a = 0; a < p->naggs; a++)
-        if (p->dom[a].kind == RIO_DOM_TARGETS)
-            grain = c->layout.unit;
+    MPI_Offset grain = c->layout.known ? c->layout.unit : 4096;
     if (cap < (double)p->round_bytes) {
         MPI_Offset r = (MPI_Offset)cap / grain * grain;
         p->round_bytes = RIO_MAX(grain, r);
@@ -647,6 +645,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     }
     plan.mode = RIO_COLL_EXCHANGE;
     plan.round_bytes = req->hints->cb_buffer_size > 0 ? req->hints->cb_buffer_size : 16 << 20;
+    limit_rounds(&c, &plan);
     rc = s->plan(&c, &plan);
     bad = rc != 0; /* plans follow from the summary; only allocation fails */
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm);
@@ -665,7 +664,6 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
 
     switch (plan.mode) {
     case RIO_COLL_EXCHANGE:
-        limit_rounds(&c, &plan);
         rc = rio__coll_exchange(&c, &plan);
         *done = req->nbytes;
         /* the bypassing ranks of a plan do their own I/O */
@@ -695,7 +693,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         MPI_Offset size = -1, all = -1;
         if (rio__store_deferred_opened(req->st) && req->st->ops->get_size(req->st, &size))
             size = -1;
-        MPI_Allreduce(&size, &all, 1, MPI_OFFSET, MPI_MAX, ctx->comm);
+        MPI_Allreduce(&size, &all, 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, ctx->comm);
         if (all < 0) {
             int src = req->st->ops->get_size(req->st, &all);
             if (!rc)

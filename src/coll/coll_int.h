@@ -10,7 +10,9 @@
  *            is its file offset.
  *   TARGETS  the stripes of some targets of the layout, within [start,
  *            end): stripe s (target s % count, row s / count) belongs when
- *            its target is in targets[] and row % ngroup == member.  The
+ *            its target is in targets[] and (row / chunk) % ngroup ==
+ *            member: a target's rows are dealt to the members of its
+ *            group in runs of chunk rows.  The
  *            coordinate of a byte counts only the domain's bytes, in file
  *            order, so a domain's bytes are a dense coordinate range and a
  *            round (a slice of round_bytes coordinates) maps to one
@@ -60,6 +62,8 @@ struct rio_coll_domain {
     int ntargets;            /* TARGETS */
     int *targets;            /* sorted; owned by the plan */
     int ngroup, member;
+    MPI_Offset chunk;        /* rows come in runs of chunk: the run r belongs to member
+                                r % ngroup (1: rows in turn) */
     MPI_Offset cbase, cend;  /* coordinates of the domain's bytes (set by the engine) */
 };
 
@@ -73,7 +77,9 @@ struct rio_coll_plan {
     int rmw;                      /* writes: read-modify-write rounds with holes */
     int *bypass;                  /* per rank, may be NULL: does its own I/O */
     int *prev_agent;              /* per aggregator, may be NULL: the aggregator that must
-                                     issue its round before this one (timed agents) */
+                                     issue before this one in each round (timed agents);
+                                     member 0 of a group names the last member, whose
+                                     previous round it follows */
     char reason[160];
 };
 

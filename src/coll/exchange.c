@@ -71,6 +71,18 @@ static int target_index(const struct rio_coll_domain *d, int t)
     return -1 - lo; /* insertion point, encoded */
 }
 
+/* The index of row among the rows of d's member (rows are dealt in runs of
+ * chunk to the ngroup members in turn). */
+static MPI_Offset member_row(const struct rio_coll_domain *d, MPI_Offset row)
+{
+    return row / (d->chunk * d->ngroup) * d->chunk + row % d->chunk;
+}
+
+static int row_is_members(const struct rio_coll_domain *d, MPI_Offset row)
+{
+    return (row / d->chunk) % d->ngroup == d->member;
+}
+
 MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_domain *d,
                            MPI_Offset off)
 {
@@ -80,12 +92,12 @@ MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_
         return off;
     MPI_Offset unit = c->layout.unit, s = off / unit, row = s / c->layout.count;
     int t = (int)(s % c->layout.count);
-    if (row % d->ngroup != d->member)
+    if (!row_is_members(d, row))
         return -1;
     int idx = target_index(d, t);
     if (idx < 0)
         return -1;
-    return ((row / d->ngroup) * d->ntargets + idx) * unit + off % unit;
+    return (member_row(d, row) * d->ntargets + idx) * unit + off % unit;
 }
 
 MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_coll_domain *d,
@@ -93,8 +105,8 @@ MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_col
 {
     if (d->kind == RIO_DOM_RANGE)
         return x;
-    MPI_Offset unit = c->layout.unit, kk = x / unit;
-    MPI_Offset row = (kk / d->ntargets) * d->ngroup + d->member;
+    MPI_Offset unit = c->layout.unit, kk = x / unit, lrow = kk / d->ntargets;
+    MPI_Offset row = (lrow / d->chunk * d->ngroup + d->member) * d->chunk + lrow % d->chunk;
     return (row * c->layout.count + d->targets[kk % d->ntargets]) * unit + x % unit;
 }
 
@@ -106,17 +118,21 @@ static MPI_Offset coord_ceil(const struct rio_coll_call *c, const struct rio_col
         return off;
     MPI_Offset unit = c->layout.unit, s = off / unit, row = s / c->layout.count;
     int t = (int)(s % c->layout.count), n = d->ntargets, g = d->ngroup;
-    if (row % g == d->member) {
+    if (row_is_members(d, row)) {
         int idx = target_index(d, t);
         if (idx >= 0)
-            return ((row / g) * n + idx) * unit + off % unit;
+            return (member_row(d, row) * n + idx) * unit + off % unit;
         idx = -1 - idx;
         if (idx < n)
-            return ((row / g) * n + idx) * unit;
+            return (member_row(d, row) * n + idx) * unit;
         row++;
     }
-    row += ((d->member - row % g) % g + g) % g;
-    return (row / g) * n * unit;
+    MPI_Offset run = row / d->chunk;
+    if (run % g != d->member) {
+        run += ((d->member - run % g) % g + g) % g;
+        row = run * d->chunk;
+    }
+    return member_row(d, row) * n * unit;
 }
 
 static void domain_coords(const struct rio_coll_call *c, struct rio_coll_domain *d)
@@ -158,8 +174,9 @@ static int takes_part(const struct rio_coll_call *c, const struct rio_coll_plan 
 struct lookup {
     int by_node;      /* node_first: the requester's node decides */
     int *node_agg;    /* node -> aggregator */
-    int *tmap;        /* TARGETS: [t * maxng + row % ng[t]] -> aggregator */
+    int *tmap;        /* TARGETS: [t * maxng + (row / tchunk[t]) % tng[t]] -> aggregator */
     int *tng;
+    MPI_Offset *tchunk;
     int maxng;
 };
 
@@ -168,6 +185,7 @@ static void lookup_free(struct lookup *lk)
     free(lk->node_agg);
     free(lk->tmap);
     free(lk->tng);
+    free(lk->tchunk);
 }
 
 static int lookup_build(const struct rio_coll_call *c, const struct rio_coll_plan *p,
@@ -193,7 +211,8 @@ static int lookup_build(const struct rio_coll_call *c, const struct rio_coll_pla
         lk->maxng = RIO_MAX(lk->maxng, p->dom[a].ngroup);
     lk->tmap = rio__malloc(sizeof(int) * (size_t)T * (size_t)lk->maxng);
     lk->tng = rio__calloc((size_t)T, sizeof(int));
-    if (!lk->tmap || !lk->tng)
+    lk->tchunk = rio__calloc((size_t)T, sizeof(MPI_Offset));
+    if (!lk->tmap || !lk->tng || !lk->tchunk)
         return RIO_E_NOMEM;
     for (int i = 0; i < T * lk->maxng; i++)
         lk->tmap[i] = -1;
@@ -201,6 +220,7 @@ static int lookup_build(const struct rio_coll_call *c, const struct rio_coll_pla
         const struct rio_coll_domain *d = &p->dom[a];
         for (int k = 0; k < d->ntargets; k++) {
             lk->tng[d->targets[k]] = d->ngroup;
+            lk->tchunk[d->targets[k]] = d->chunk;
             lk->tmap[d->targets[k] * lk->maxng + d->member] = a;
         }
     }
@@ -229,7 +249,8 @@ static int agg_of(const struct rio_coll_call *c, const struct rio_coll_plan *p,
     int t = (int)(s % c->layout.count);
     if (!lk->tng[t])
         return -1;
-    return lk->tmap[t * lk->maxng + (int)((s / c->layout.count) % lk->tng[t])];
+    MPI_Offset row = s / c->layout.count;
+    return lk->tmap[t * lk->maxng + (int)((row / lk->tchunk[t]) % lk->tng[t])];
 }
 
 /* ---- cutting the own request into pieces ---------------------------------------- */
@@ -716,24 +737,27 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     free(lens);
     c->t_exchange += rio__now() - t0;
 
-    if (write && ncov > 0 && !e->err && !rc) {
-        int prev = p->prev_agent ? p->prev_agent[a] : -1;
-        if (prev >= 0 && p->aggs[prev] != c->rank)
+    /* Timed agents: wait for the turn, write, pass the turn on.  Member 0
+     * of a group follows the last member's previous round; the last
+     * member's turn after the final round goes to nobody. */
+    int timed = write && p->prev_agent;
+    if (timed) {
+        int prev = p->prev_agent[a];
+        if (prev >= 0 && p->aggs[prev] != c->rank && (d->member != 0 || r > 0))
             MPI_Recv(NULL, 0, MPI_BYTE, p->aggs[prev], TAG_TOKEN, e->comm, MPI_STATUS_IGNORE);
+    }
+    if (write && ncov > 0 && !e->err && !rc) {
         if (p->rmw && ncov > 1) {
             MPI_Offset l = lo[0], h = hi[ncov - 1];
             e->err = storage_io(e, a, 1, &l, &h, 1, wbase);
         } else {
             e->err = storage_io(e, a, 1, lo, hi, ncov, wbase);
         }
-    } else if (write && p->prev_agent) {
-        int prev = p->prev_agent[a];
-        if (prev >= 0 && p->aggs[prev] != c->rank)
-            MPI_Recv(NULL, 0, MPI_BYTE, p->aggs[prev], TAG_TOKEN, e->comm, MPI_STATUS_IGNORE);
     }
-    if (write && p->prev_agent) /* hand the turn to the next agent of the target */
+    if (timed)
         for (int b = 0; b < p->naggs; b++)
-            if (p->prev_agent[b] == a && p->aggs[b] != c->rank)
+            if (p->prev_agent[b] == a && p->aggs[b] != c->rank &&
+                (p->dom[b].member != 0 || r + 1 < p->nrounds))
                 MPI_Send(NULL, 0, MPI_BYTE, p->aggs[b], TAG_TOKEN, e->comm);
 out:
     if (metas)

@@ -101,6 +101,7 @@ int rio__coll_dom_targets(struct rio_coll_domain *d, const int *targets, int n, 
     d->ntargets = n;
     d->ngroup = ngroup;
     d->member = member;
+    d->chunk = 1;
     d->start = start;
     d->end = RIO_MAX(start, end);
     d->node = -1;

@@ -138,6 +138,12 @@ typedef struct rio_stats rio_stats;
 /** Seconds from a monotonic clock. */
 double rio__now(void);
 
+/* Reductions of MPI_Offset values use this type: Open MPI 4.1 reduces
+ * MPI_OFFSET as unsigned (MAX of 5 and -1 is -1), and MPI_Offset is a
+ * long long in both MPI libraries resonio builds with. */
+#define RIO_MPI_OFFSET_SIGNED MPI_LONG_LONG
+_Static_assert(sizeof(MPI_Offset) == sizeof(long long), "MPI_Offset is not a long long");
+
 #define RIO_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RIO_MAX(a, b) ((a) > (b) ? (a) : (b))
 

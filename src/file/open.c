@@ -340,7 +340,7 @@ int rio_file_delete(const char *filename, MPI_Info info)
 static int same_everywhere(rio_file *fh, MPI_Offset value)
 {
     MPI_Offset mm[2] = {value, -value}, r[2];
-    MPI_Allreduce(mm, r, 2, MPI_OFFSET, MPI_MAX, fh->comm);
+    MPI_Allreduce(mm, r, 2, RIO_MPI_OFFSET_SIGNED, MPI_MAX, fh->comm);
     return r[0] == value && -r[1] == value;
 }
 

@@ -260,10 +260,10 @@ static int ordered_position(rio_file *fh, MPI_Offset n_etypes, MPI_Offset *pos)
 {
     MPI_Offset prefix = 0, total = 0, base = 0;
     int err = 0;
-    MPI_Exscan(&n_etypes, &prefix, 1, MPI_OFFSET, MPI_SUM, fh->comm);
+    MPI_Exscan(&n_etypes, &prefix, 1, RIO_MPI_OFFSET_SIGNED, MPI_SUM, fh->comm);
     if (fh->rank == 0)
         prefix = 0;
-    MPI_Allreduce(&n_etypes, &total, 1, MPI_OFFSET, MPI_SUM, fh->comm);
+    MPI_Allreduce(&n_etypes, &total, 1, RIO_MPI_OFFSET_SIGNED, MPI_SUM, fh->comm);
     if (fh->rank == 0)
         err = rio__shared_fetch_add(fh, total, &base);
     MPI_Bcast(&base, 1, MPI_OFFSET, 0, fh->comm);

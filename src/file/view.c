@@ -247,7 +247,7 @@ agree:
     {
         MPI_Offset esz = et_dt ? (MPI_Offset)rio__dtype_info(et_dt)->size : -1;
         MPI_Offset mm[2] = {esz, -esz}, r[2];
-        MPI_Allreduce(mm, r, 2, MPI_OFFSET, MPI_MAX, fh->comm);
+        MPI_Allreduce(mm, r, 2, RIO_MPI_OFFSET_SIGNED, MPI_MAX, fh->comm);
         if (!err && (r[0] != esz || -r[1] != esz)) {
             err = RIO_E_NOT_SAME;
             rio__err_detail("etype size differs between ranks");
@@ -452,7 +452,7 @@ int rio_file_seek_shared(rio_file *fh, MPI_Offset offset, int whence)
     if (!err)
         err = seek_target(fh, offset, whence, cur, &pos);
     MPI_Offset mm[2] = {pos, -pos}, r[2];
-    MPI_Allreduce(mm, r, 2, MPI_OFFSET, MPI_MAX, fh->comm);
+    MPI_Allreduce(mm, r, 2, RIO_MPI_OFFSET_SIGNED, MPI_MAX, fh->comm);
     if (!err && (r[0] != pos || -r[1] != pos)) {
         err = RIO_E_NOT_SAME;
         rio__err_detail("offset or whence differs between ranks");

@@ -6,9 +6,9 @@
  * on it and is not yet an agent (lowest rank on ties; once every rank is
  * one, the best rank again).  Each agent handles its target's stripes,
  * in ascending order, as list I/O.  When ranks far outnumber targets (four
- * or more per target) each target gets several agents that take its stripe
- * rows in turn, and within a round they issue one after another (timed
- * groups), so the target still sees ascending offsets.
+ * or more per target) each target gets several agents that take one
+ * round's worth of its stripes in turn, and within a round they issue one
+ * after another (timed groups), so the target still sees ascending offsets.
  *
  * A write whose ranks' extents follow rank order (every offset of rank i
  * precedes every offset of rank i+1) needs no exchange: ranks write their
@@ -40,6 +40,8 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
             rc = RIO_E_NOMEM;
     }
     MPI_Offset u = c->layout.unit, base = c->min / u * u;
+    p->round_bytes = RIO_MAX(u, p->round_bytes / u * u);
+    MPI_Offset rows = p->round_bytes / u;
     for (int j = 0; j < k && !rc; j++)
         for (int t = 0; t < T && !rc; t++) {
             int best = -1;
@@ -59,9 +61,12 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
             }
             int a = t * k + j;
             p->aggs[a] = best;
-            if (p->prev_agent)
-                p->prev_agent[a] = j > 0 ? a - 1 : -1;
+            if (p->prev_agent) /* turns go round: the first agent follows the last */
+                p->prev_agent[a] = j > 0 ? a - 1 : a + k - 1;
             rc = rio__coll_dom_targets(&p->dom[a], &t, 1, k, j, base, c->max);
+            /* the agents of a target take one round's stripes each, in turn,
+             * so a round's turns reach the target in offset order */
+            p->dom[a].chunk = rows;
         }
     free(used);
     if (rc)
