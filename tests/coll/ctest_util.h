@@ -1,0 +1,384 @@
+/*
+ * ctest_util.h — what the collective engine's tests share beyond rtest.h.
+ *
+ * The tests model every access themselves, without decoding MPI types: a
+ * rank's access is a list of file pieces (absolute offsets, in data-stream
+ * order) and a list of memory pieces (offsets into its buffer, in stream
+ * order).  Stream byte s lives at file offset F(s) and memory offset M(s);
+ * a writer puts pat(rank, F(s)) there, so every byte of the file says who
+ * wrote it.  From the models of all ranks follow the writers of each file
+ * byte, the bytes per stripe target, and the rules the strategies promise
+ * (resonant's agents, ascending requests per target) — the expectations
+ * are computed from the pattern and the rule, never typed in.
+ *
+ * Everything is static inline; each program includes this header once.
+ */
+#ifndef CTEST_UTIL_H
+#define CTEST_UTIL_H
+
+#include "resonio.h"
+#include "../mpi/rtest.h"
+
+#include <stdint.h>
+
+#define CT_SENTINEL 0xA5
+
+/* ---- strategies ------------------------------------------------------------- */
+
+/** The strategies the header lists (resonio_strategy values that name one). */
+static const char *const ct_strategies[] = {"two_phase", "resonant",     "stripe",     "node_first",
+                                            "target_first", "direct", "independent"};
+#define CT_NSTRATEGIES 7
+
+static inline int ct_is_strategy(const char *s)
+{
+    for (int i = 0; i < CT_NSTRATEGIES; i++)
+        if (!strcmp(s, ct_strategies[i]))
+            return 1;
+    return 0;
+}
+
+/** The stripe-aware strategies, which fall back to two_phase on a file
+ *  without a layout (issue: one agent / aggregator per target). */
+static inline int ct_needs_layout(const char *s)
+{
+    return !strcmp(s, "resonant") || !strcmp(s, "stripe") || !strcmp(s, "target_first");
+}
+
+/** The value of -strategy (default "auto"); an unknown name is an error. */
+static inline const char *ct_strategy_arg(void)
+{
+    const char *s = rt_arg("-strategy");
+    if (!s)
+        return "auto";
+    if (strcmp(s, "auto") && !ct_is_strategy(s)) {
+        CHECK(0, "unknown -strategy %s", s);
+        return "auto";
+    }
+    return s;
+}
+
+/* ---- piece lists --------------------------------------------------------------- */
+
+struct ct_piece {
+    long long off, len;
+};
+
+struct ct_list {
+    struct ct_piece *p;
+    int n, cap;
+    long long total;
+};
+
+/** Append [off, off+len) (merged with the previous piece when adjacent). */
+static inline void ct_add(struct ct_list *l, long long off, long long len)
+{
+    if (len <= 0)
+        return;
+    l->total += len;
+    if (l->n > 0 && l->p[l->n - 1].off + l->p[l->n - 1].len == off) {
+        l->p[l->n - 1].len += len;
+        return;
+    }
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->p = realloc(l->p, (size_t)l->cap * sizeof *l->p);
+        if (!l->p) {
+            fprintf(stderr, "ctest: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    l->p[l->n].off = off;
+    l->p[l->n].len = len;
+    l->n++;
+}
+
+static inline void ct_list_free(struct ct_list *l)
+{
+    free(l->p);
+    memset(l, 0, sizeof *l);
+}
+
+/** The list as one offset per stream byte (malloc'ed, l->total entries). */
+static inline long long *ct_expand(const struct ct_list *l)
+{
+    long long *v = malloc(sizeof *v * (size_t)(l->total ? l->total : 1)), s = 0;
+    if (!v) {
+        fprintf(stderr, "ctest: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int i = 0; i < l->n; i++)
+        for (long long k = 0; k < l->p[i].len; k++)
+            v[s++] = l->p[i].off + k;
+    return v;
+}
+
+/** [first, end) of the list's file offsets; first == end when empty. */
+static inline void ct_extent(const struct ct_list *l, long long *first, long long *end)
+{
+    *first = *end = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (i == 0 || l->p[i].off < *first)
+            *first = l->p[i].off;
+        if (i == 0 || l->p[i].off + l->p[i].len > *end)
+            *end = l->p[i].off + l->p[i].len;
+    }
+}
+
+/* ---- one rank's access ---------------------------------------------------------- */
+
+/** What one rank's call covers (the model) and, for the calling rank, the
+ *  MPI types that describe it. */
+struct ct_access {
+    struct ct_list file;      /* absolute file offsets, stream order */
+    struct ct_list mem;       /* offsets in the memory buffer, stream order */
+    long long membytes;       /* size of the memory buffer */
+    MPI_Offset disp;
+    MPI_Datatype etype, filetype, memtype; /* MPI_DATATYPE_NULL: not built */
+    int memcount;
+    int at;                   /* 1: explicit offset (at_all), 0: individual pointer */
+    MPI_Offset offset;        /* for at, in etypes */
+};
+
+static inline void ct_access_init(struct ct_access *a)
+{
+    memset(a, 0, sizeof *a);
+    a->etype = a->filetype = a->memtype = MPI_DATATYPE_NULL;
+}
+
+/** Free a derived datatype; named ones and MPI_DATATYPE_NULL are left. */
+static inline void ct_type_free(MPI_Datatype *t)
+{
+    int ni, na, nd, comb;
+    if (*t == MPI_DATATYPE_NULL)
+        return;
+    MPI_Type_get_envelope(*t, &ni, &na, &nd, &comb);
+    if (comb != MPI_COMBINER_NAMED)
+        MPI_Type_free(t);
+    *t = MPI_DATATYPE_NULL;
+}
+
+static inline void ct_access_free(struct ct_access *a)
+{
+    ct_list_free(&a->file);
+    ct_list_free(&a->mem);
+    ct_type_free(&a->filetype);
+    ct_type_free(&a->memtype);
+    ct_access_init(a);
+}
+
+/** The memory buffer of a write: sentinel, and pat(rank, F(s)) at M(s). */
+static inline unsigned char *ct_write_buf(const struct ct_access *a, int rank)
+{
+    unsigned char *m = malloc((size_t)(a->membytes ? a->membytes : 1));
+    memset(m, CT_SENTINEL, (size_t)(a->membytes ? a->membytes : 1));
+    long long *F = ct_expand(&a->file), *M = ct_expand(&a->mem);
+    for (long long s = 0; s < a->file.total && s < a->mem.total; s++)
+        m[M[s]] = pat(rank, F[s]);
+    free(F);
+    free(M);
+    return m;
+}
+
+/**
+ * A read buffer against the file image img (length ilen): the first nread
+ * stream bytes hold img[F(s)] and memory outside the memory pieces keeps
+ * the sentinel.  Reports the first difference; returns nonzero if right.
+ */
+#define CT_CHECK_READ(a, m, nread, img, ilen, ...) \
+    ct_check_read((a), (m), (nread), (img), (ilen), __FILE__, __LINE__, __VA_ARGS__)
+static inline int ct_check_read(const struct ct_access *a, const unsigned char *m,
+                                long long nread, const unsigned char *img, long long ilen,
+                                const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+static inline int ct_check_read(const struct ct_access *a, const unsigned char *m,
+                                long long nread, const unsigned char *img, long long ilen,
+                                const char *file, int line, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    long long *F = ct_expand(&a->file), *M = ct_expand(&a->mem);
+    unsigned char *inside = calloc((size_t)(a->membytes ? a->membytes : 1), 1);
+    long long bad = 0, first = -1;
+    int got = 0, exp = 0;
+    for (long long s = 0; s < a->mem.total; s++)
+        inside[M[s]] = 1;
+    for (long long s = 0; s < nread && s < a->file.total; s++) {
+        int e = F[s] < ilen ? img[F[s]] : -1;
+        if (m[M[s]] != e) {
+            if (first < 0) {
+                first = s;
+                got = m[M[s]];
+                exp = e;
+            }
+            bad++;
+        }
+    }
+    if (bad)
+        rt_fail(file, line,
+                "%s: stream byte %lld (file offset %lld, memory offset %lld) read as 0x%02x, "
+                "the file holds 0x%02x; %lld bytes differ",
+                what, first, F[first], M[first], got, exp, bad);
+    long long sbad = 0, sfirst = -1;
+    for (long long k = 0; k < a->membytes; k++)
+        if (!inside[k] && m[k] != CT_SENTINEL) {
+            if (sfirst < 0)
+                sfirst = k;
+            sbad++;
+        }
+    if (sbad)
+        rt_fail(file, line,
+                "%s: memory byte %lld outside the memory type was overwritten (0x%02x); %lld "
+                "such bytes",
+                what, sfirst, m[sfirst], sbad);
+    free(F);
+    free(M);
+    free(inside);
+    return !bad && !sbad;
+}
+
+/* ---- writers of file bytes --------------------------------------------------------- */
+
+/** who[o - base] |= bit of rank, for the rank's file pieces inside
+ *  [base, base + len). */
+static inline void ct_mark(uint64_t *who, long long base, long long len, const struct ct_list *l,
+                           int rank)
+{
+    for (int i = 0; i < l->n; i++)
+        for (long long o = l->p[i].off; o < l->p[i].off + l->p[i].len; o++)
+            if (o >= base && o < base + len)
+                who[o - base] |= (uint64_t)1 << rank;
+}
+
+static inline int ct_popcount(uint64_t w)
+{
+    return __builtin_popcountll(w);
+}
+
+static inline int ct_lowest(uint64_t w)
+{
+    return __builtin_ctzll(w);
+}
+
+/** Is byte b at offset o the value of one of the writers in w? */
+static inline int ct_one_of(unsigned char b, long long o, uint64_t w)
+{
+    for (int q = 0; q < 64; q++)
+        if ((w >> q & 1) && b == pat(q, o))
+            return 1;
+    return 0;
+}
+
+/* ---- stripe targets ---------------------------------------------------------------- */
+
+/** row[t] += bytes of l on target t (unit bytes per stripe, T targets). */
+static inline void ct_target_bytes(const struct ct_list *l, long long unit, int T, long long *row)
+{
+    for (int i = 0; i < l->n; i++) {
+        long long off = l->p[i].off, len = l->p[i].len;
+        while (len > 0) {
+            long long n = rt_minll(len, unit - off % unit);
+            row[(off / unit) % T] += n;
+            off += n;
+            len -= n;
+        }
+    }
+}
+
+/**
+ * Resonant's agents by the issue's rule: for each target t = 0..T-1, the
+ * rank requesting the most bytes on it that is not already an agent,
+ * lowest rank on ties.  (With fewer ranks than targets, once every rank
+ * is an agent, the best rank of all again — resonant.c's documented
+ * extension; the tests that check agents have P >= T.)  tb is P x T.
+ */
+static inline void ct_resonant_agents(const long long *tb, int P, int T, int *agents)
+{
+    int *used = calloc((size_t)P, sizeof *used), nused = 0;
+    for (int t = 0; t < T; t++) {
+        int best = -1;
+        long long bb = -1;
+        for (int i = 0; i < P; i++) {
+            if (used[i] && nused < P)
+                continue;
+            if (tb[(size_t)i * (size_t)T + (size_t)t] > bb) {
+                best = i;
+                bb = tb[(size_t)i * (size_t)T + (size_t)t];
+            }
+        }
+        if (!used[best]) {
+            used[best] = 1;
+            nused++;
+        }
+        agents[t] = best;
+    }
+    free(used);
+}
+
+/* ---- rio_coll_last ------------------------------------------------------------------ */
+
+/** rio_coll_last into *in (zeroed first); returns nonzero on success. */
+static inline int ct_last(rio_file *fh, struct rio_coll_info *in)
+{
+    memset(in, 0, sizeof *in);
+    return RT_OK(rio_coll_last(fh, in));
+}
+
+/** "t0 3/4 t1 ..." : ascending/requests per target, for messages. */
+static inline const char *ct_targets_str(const struct rio_coll_info *in, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < in->ntargets && t < RIO_COLL_MAX_TARGETS && used + 32 < len; t++)
+        used += (size_t)snprintf(buf + used, len - used, "%st%d %lld/%lld", t ? ", " : "", t,
+                                 in->target_ascending[t], in->target_reqs[t]);
+    return buf;
+}
+
+/** "0 2 4" : the aggregators, for messages. */
+static inline const char *ct_aggs_str(const struct rio_coll_info *in, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < in->naggs && a < RIO_COLL_MAX_AGGS && used + 16 < len; a++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%d", a ? " " : "", in->aggs[a]);
+    return buf;
+}
+
+/**
+ * Ascending order per target: every request to a target except its first
+ * arrived above the previous one (target_ascending == target_reqs - 1 for
+ * each target with requests).  Returns the first target that is not, or
+ * -1.
+ */
+static inline int ct_first_unordered_target(const struct rio_coll_info *in)
+{
+    for (int t = 0; t < in->ntargets && t < RIO_COLL_MAX_TARGETS; t++)
+        if (in->target_reqs[t] > 0 && in->target_ascending[t] != in->target_reqs[t] - 1)
+            return t;
+    return -1;
+}
+
+/* ---- misc ------------------------------------------------------------------------------ */
+
+static inline void ct_watchdog(int sig)
+{
+    (void)sig;
+    static const char msg[] = "watchdog: hang\n";
+    if (write(2, msg, sizeof msg - 1) < 0)
+        _exit(1);
+    _exit(1);
+}
+
+/** Remove path on rank 0 and wait for it. */
+static inline void ct_unlink_all(const char *path)
+{
+    if (rt_rank == 0)
+        unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+#endif /* CTEST_UTIL_H */

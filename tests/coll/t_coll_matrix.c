@@ -1,0 +1,942 @@
+/*
+ * t_coll_matrix.c — the collective engine, byte for byte, under one
+ * strategy per run (-strategy two_phase|resonant|stripe|node_first|
+ * target_first|direct|independent|auto).
+ *
+ * Patterns (each in its own REGION of the file; the model of every rank's
+ * access is built by hand, independently of the MPI types):
+ *   interleaved   rank i writes block k*P+i (resized contiguous filetype)
+ *   segmented     each rank one contiguous segment (write_at_all)
+ *   vector        vector filetype of ints, vector memory type
+ *   subarray3d    3-D block of a global int array, MPI_Type_create_subarray
+ *   flash         memory: struct of NVAR variables with guard cells (FLASH's
+ *                 unk layout); file: indexed, variable-major
+ *   overlap       ranks overlap their neighbours and all write one range
+ *   zero          odd ranks move 0 bytes; then a call where all move 0
+ *   unequal       different block lengths and counts per rank
+ *   holes         blocks with gaps and a 3-stripe-row gap, over a file
+ *                 pre-filled with a background (holes must keep it)
+ *   holes_ds      the same with ds_in_coll=enable (read-modify-write)
+ *   eof           a write, then a collective read through a view that
+ *                 runs past end of file
+ * Each pattern is written through rio_file_write_at_all/write_all and read
+ * back through rio_file_read_at_all with the strategy; rio_coll_last is
+ * checked after each call against what the strategy promises (computed
+ * from the models: aggregators by ROMIO's rule for two_phase, the node's
+ * rank with the most data for node_first, resonant's agent rule, ascending
+ * requests per target for resonant/target_first/stripe writes, several
+ * rounds when cb_buffer_size is small).
+ *
+ * Configurations (one file each): A = layout striping_unit=4096,
+ * striping_factor=4; B = the layout, cb_buffer_size=16 KiB, virtual nodes
+ * of 2 ranks and node-shared round buffers (resonio_shm=enable); C = no
+ * layout (a subset of patterns; the stripe-aware strategies must fall back
+ * to two_phase and say why).
+ *
+ * The same program writes every pattern once more through the MPI
+ * library's own MPI-IO (MPI_File_*: this program links only libresonio)
+ * to <fname>.mpi.  Rank 0 then checks each file against the model: a byte
+ * with one writer holds that writer's pattern in both files (so the files
+ * agree byte for byte there); a byte with several writers holds one of
+ * theirs; a pre-filled hole keeps the background in resonio's file; other
+ * unwritten bytes are undefined and skipped.  Every rank checks what it
+ * read against the file (POSIX reads) and that memory outside its memory
+ * type was not touched.
+ */
+#include "ctest_util.h"
+
+#include <signal.h>
+
+#define UNIT 4096
+#define FACTOR 4
+#define REGION (1024 * 1024)
+#define SMALL_CB 16384
+#define RPN 2          /* ranks per virtual node in configuration B */
+#define BG_RANK 1000   /* "rank" of the background pattern of pre-filled holes */
+
+enum pk {
+    PK_INTERLEAVED,
+    PK_SEGMENTED,
+    PK_VECTOR,
+    PK_SUBARRAY,
+    PK_FLASH,
+    PK_OVERLAP,
+    PK_ZERO,
+    PK_UNEQUAL,
+    PK_HOLES,
+    PK_HOLES_DS,
+    PK_EOF, /* last: the file ends with its write */
+    NPK
+};
+
+static const char *const pk_names[NPK] = {"interleaved", "segmented", "vector", "subarray3d",
+                                          "flash",       "overlap",   "zero",   "unequal",
+                                          "holes",       "holes_ds",  "eof"};
+
+struct config {
+    const char *tag;
+    int layout;         /* striping_unit/striping_factor at open */
+    long long cb;       /* cb_buffer_size, 0: default */
+    int rpn;            /* resonio_ranks_per_node, 0: real nodes */
+    int shm;            /* resonio_shm=enable: node-shared round buffers */
+    unsigned patterns;  /* bit per pattern */
+};
+
+#define ALL_PATTERNS ((1u << NPK) - 1)
+static const struct config configs[] = {
+    {"A", 1, 0, 0, 0, ALL_PATTERNS},
+    {"B", 1, SMALL_CB, RPN, 1, ALL_PATTERNS},
+    {"C", 0, 0, 0, 0,
+     1u << PK_INTERLEAVED | 1u << PK_SUBARRAY | 1u << PK_OVERLAP | 1u << PK_EOF},
+};
+#define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
+
+static const char *strategy;
+static int exchange_calls; /* calls that aggregated in rounds, this configuration */
+static int rounds_checked; /* of those, calls held to "several rounds" */
+static char mpi_path[4096];
+static int real_node_of[1024]; /* shared-memory node of each rank (lowest rank names it) */
+
+static long long region_base(int k)
+{
+    return (long long)k * REGION;
+}
+
+/* ---- the patterns ----------------------------------------------------------------- */
+
+/* interleaved */
+#define IL_BS 3000
+#define IL_NB 24 /* 72000 bytes a rank: several rounds of 4 aggregators at 1 rank */
+/* segmented */
+#define SEG_S 24001
+/* vector */
+#define VEC_BL 37
+#define VEC_NV 160
+#define VEC_MB 5 /* memory: vector of MB ints every MS ints */
+#define VEC_MS 7
+/* subarray3d */
+#define SA_GZ 16
+#define SA_GY 24
+#define SA_GX 36
+/* flash */
+#define FL_NXB 8
+#define FL_G 2
+#define FL_NVAR 3
+#define FL_NBL 2
+#define FL_MX (FL_NXB + 2 * FL_G)
+#define FL_NC (FL_NXB * FL_NXB * FL_NXB)
+/* overlap */
+#define OV_S 8000
+#define OV_OV 3000
+#define OV_C 5000
+/* zero */
+#define ZR_BS 2500
+#define ZR_NB 8
+/* unequal */
+#define UN_L(q) (1000 + 1537 * (q))
+#define UN_NB(q) (2 + (q) % 3)
+/* holes */
+#define HO_BS 1500
+#define HO_PITCH 2048
+#define HO_NB 12
+#define HO_GAP (3 * UNIT * FACTOR)
+/* eof */
+#define EOF_S 7000
+#define EOF_BS 3000
+#define EOF_NB ((EOF_S + EOF_BS - 1) / EOF_BS + 2)
+
+static int zero_rank(int q, int P)
+{
+    return P > 1 && q % 2 == 1;
+}
+
+/* Block distribution of n over p parts: part c's start and size. */
+static void block(int n, int p, int c, int *start, int *size)
+{
+    int b = n / p, r = n % p;
+    *size = b + (c < r);
+    *start = c * b + (c < r ? c : r);
+}
+
+/* A resized contiguous filetype: len bytes every extent bytes. */
+static MPI_Datatype tile(int len, MPI_Aint extent)
+{
+    MPI_Datatype c, t;
+    MPI_Type_contiguous(len, MPI_BYTE, &c);
+    MPI_Type_create_resized(c, 0, extent, &t);
+    MPI_Type_free(&c);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* Interleaved blocks of bs bytes, nb of them written from the start of
+ * rank q's slot, every P*bs bytes, as a tiled view; count bytes. */
+static void interleaved(struct ct_access *a, int q, int P, long long B, int bs, long long count,
+                        int types)
+{
+    for (long long s = 0, k = 0; s < count; k++) {
+        long long n = rt_minll(bs, count - s);
+        ct_add(&a->file, B + (k * P + q) * bs, n);
+        s += n;
+    }
+    ct_add(&a->mem, 0, count);
+    a->membytes = count;
+    a->disp = B + (long long)q * bs;
+    a->memcount = (int)count;
+    if (types) {
+        a->etype = MPI_BYTE;
+        a->filetype = tile(bs, (MPI_Aint)P * bs);
+        a->memtype = MPI_BYTE;
+    }
+}
+
+/* The access of rank q of P for pattern k (types only when asked). */
+static void build(int k, int q, int P, int types, struct ct_access *a)
+{
+    const long long B = region_base(k);
+    ct_access_init(a);
+    switch (k) {
+    case PK_INTERLEAVED:
+        interleaved(a, q, P, B, IL_BS, (long long)IL_NB * IL_BS, types);
+        break;
+    case PK_SEGMENTED:
+    case PK_EOF: {
+        long long S = k == PK_SEGMENTED ? SEG_S : EOF_S;
+        ct_add(&a->file, B + q * S, S);
+        ct_add(&a->mem, 0, S);
+        a->membytes = S;
+        a->disp = 0;
+        a->at = 1;
+        a->offset = B + q * S;
+        a->memcount = (int)S;
+        if (types)
+            a->etype = a->filetype = a->memtype = MPI_BYTE;
+        break;
+    }
+    case PK_VECTOR: {
+        for (long long v = 0; v < VEC_NV; v++)
+            ct_add(&a->file, B + ((v * P + q) * VEC_BL) * 4, VEC_BL * 4);
+        const long long nint = (long long)VEC_NV * VEC_BL, nm = nint / VEC_MB;
+        for (long long j = 0; j < nm; j++)
+            ct_add(&a->mem, j * VEC_MS * 4, VEC_MB * 4);
+        a->membytes = ((nm - 1) * VEC_MS + VEC_MB) * 4;
+        a->disp = B + (long long)q * VEC_BL * 4;
+        a->at = 1;
+        a->offset = 0;
+        a->memcount = 1;
+        if (types) {
+            a->etype = MPI_INT;
+            MPI_Type_vector(VEC_NV, VEC_BL, VEC_BL * P, MPI_INT, &a->filetype);
+            MPI_Type_commit(&a->filetype);
+            MPI_Type_vector((int)nm, VEC_MB, VEC_MS, MPI_INT, &a->memtype);
+            MPI_Type_commit(&a->memtype);
+        }
+        break;
+    }
+    case PK_SUBARRAY: {
+        int dims[3] = {0, 0, 0}, c[3], st[3], sz[3];
+        const int G[3] = {SA_GZ, SA_GY, SA_GX};
+        MPI_Dims_create(P, 3, dims);
+        c[0] = q / (dims[1] * dims[2]);
+        c[1] = (q / dims[2]) % dims[1];
+        c[2] = q % dims[2];
+        for (int d = 0; d < 3; d++)
+            block(G[d], dims[d], c[d], &st[d], &sz[d]);
+        for (int z = 0; z < sz[0]; z++)
+            for (int y = 0; y < sz[1]; y++)
+                ct_add(&a->file,
+                       B + (((long long)(st[0] + z) * SA_GY + st[1] + y) * SA_GX + st[2]) * 4,
+                       (long long)sz[2] * 4);
+        long long n = (long long)sz[0] * sz[1] * sz[2];
+        ct_add(&a->mem, 0, n * 4);
+        a->membytes = n * 4;
+        a->disp = B;
+        a->memcount = (int)n;
+        if (types) {
+            a->etype = MPI_INT;
+            MPI_Type_create_subarray(3, G, sz, st, MPI_ORDER_C, MPI_INT, &a->filetype);
+            MPI_Type_commit(&a->filetype);
+            a->memtype = MPI_INT;
+        }
+        break;
+    }
+    case PK_FLASH: {
+        /* memory double unk[NBL][MX][MX][MX][NVAR]; interior cells of each
+         * variable in stream order v, block, z, y, x */
+        const long long NBG = (long long)FL_NBL * P;
+        for (int v = 0; v < FL_NVAR; v++)
+            ct_add(&a->file, B + ((v * NBG + (long long)q * FL_NBL) * FL_NC) * 8,
+                   (long long)FL_NBL * FL_NC * 8);
+        for (int v = 0; v < FL_NVAR; v++)
+            for (int b = 0; b < FL_NBL; b++)
+                for (int z = FL_G; z < FL_G + FL_NXB; z++)
+                    for (int y = FL_G; y < FL_G + FL_NXB; y++)
+                        for (int x = FL_G; x < FL_G + FL_NXB; x++)
+                            ct_add(&a->mem,
+                                   ((((long long)(b * FL_MX + z) * FL_MX + y) * FL_MX + x) *
+                                        FL_NVAR + v) * 8,
+                                   8);
+        a->membytes = (long long)FL_NBL * FL_MX * FL_MX * FL_MX * FL_NVAR * 8;
+        a->disp = B;
+        a->at = 1;
+        a->offset = 0;
+        a->memcount = 1;
+        if (types) {
+            int bl[FL_NVAR], dp[FL_NVAR], one[FL_NVAR];
+            MPI_Aint md[FL_NVAR];
+            MPI_Datatype elem, sub, subs[FL_NVAR];
+            const int sizes[4] = {FL_NBL, FL_MX, FL_MX, FL_MX};
+            const int subsz[4] = {FL_NBL, FL_NXB, FL_NXB, FL_NXB};
+            const int starts[4] = {0, FL_G, FL_G, FL_G};
+            for (int v = 0; v < FL_NVAR; v++) {
+                bl[v] = FL_NBL * FL_NC;
+                dp[v] = (int)((v * NBG + (long long)q * FL_NBL) * FL_NC);
+                one[v] = 1;
+                md[v] = (MPI_Aint)v * 8;
+            }
+            a->etype = MPI_DOUBLE;
+            MPI_Type_indexed(FL_NVAR, bl, dp, MPI_DOUBLE, &a->filetype);
+            MPI_Type_commit(&a->filetype);
+            MPI_Type_create_resized(MPI_DOUBLE, 0, FL_NVAR * 8, &elem);
+            MPI_Type_create_subarray(4, sizes, subsz, starts, MPI_ORDER_C, elem, &sub);
+            for (int v = 0; v < FL_NVAR; v++)
+                subs[v] = sub;
+            MPI_Type_create_struct(FL_NVAR, one, md, subs, &a->memtype);
+            MPI_Type_commit(&a->memtype);
+            MPI_Type_free(&sub);
+            MPI_Type_free(&elem);
+        }
+        break;
+    }
+    case PK_OVERLAP: {
+        const long long off0 = (long long)q * OV_S, off1 = (long long)P * OV_S + OV_OV;
+        ct_add(&a->file, B + off0, OV_S + OV_OV);
+        ct_add(&a->file, B + off1, OV_C);
+        ct_add(&a->mem, 0, OV_S + OV_OV + OV_C);
+        a->membytes = OV_S + OV_OV + OV_C;
+        a->disp = B;
+        a->memcount = OV_S + OV_OV + OV_C;
+        if (types) {
+            int bl[2] = {OV_S + OV_OV, OV_C};
+            MPI_Aint dp[2] = {(MPI_Aint)off0, (MPI_Aint)off1};
+            a->etype = MPI_BYTE;
+            MPI_Type_create_hindexed(2, bl, dp, MPI_BYTE, &a->filetype);
+            MPI_Type_commit(&a->filetype);
+            a->memtype = MPI_BYTE;
+        }
+        break;
+    }
+    case PK_ZERO:
+        interleaved(a, q, P, B, ZR_BS, zero_rank(q, P) ? 0 : (long long)ZR_NB * ZR_BS, types);
+        break;
+    case PK_UNEQUAL: {
+        long long pre = 0, tot = 0;
+        for (int i = 0; i < P; i++) {
+            if (i < q)
+                pre += UN_L(i);
+            tot += UN_L(i);
+        }
+        const long long L = UN_L(q), count = UN_NB(q) * L - 333 * (q % 2);
+        for (long long s = 0, j = 0; s < count; j++) {
+            long long n = rt_minll(L, count - s);
+            ct_add(&a->file, B + j * tot + pre, n);
+            s += n;
+        }
+        ct_add(&a->mem, 0, count);
+        a->membytes = count;
+        a->disp = B + pre;
+        a->memcount = (int)count;
+        if (types) {
+            a->etype = MPI_BYTE;
+            a->filetype = tile((int)L, (MPI_Aint)tot);
+            a->memtype = MPI_BYTE;
+        }
+        break;
+    }
+    case PK_HOLES:
+    case PK_HOLES_DS: {
+        int bl[HO_NB];
+        MPI_Aint dp[HO_NB];
+        for (int j = 0; j < HO_NB; j++) {
+            long long off = ((long long)j * P + q) * HO_PITCH + (j >= HO_NB / 2 ? HO_GAP : 0);
+            ct_add(&a->file, B + off, HO_BS);
+            bl[j] = HO_BS;
+            dp[j] = (MPI_Aint)off;
+        }
+        ct_add(&a->mem, 0, (long long)HO_NB * HO_BS);
+        a->membytes = (long long)HO_NB * HO_BS;
+        a->disp = B;
+        a->memcount = HO_NB * HO_BS;
+        if (types) {
+            a->etype = MPI_BYTE;
+            MPI_Type_create_hindexed(HO_NB, bl, dp, MPI_BYTE, &a->filetype);
+            MPI_Type_commit(&a->filetype);
+            a->memtype = MPI_BYTE;
+        }
+        break;
+    }
+    }
+}
+
+/* End of the pre-filled background of a holes pattern (0: none). */
+static long long prefill_end(int k, int P)
+{
+    if (k != PK_HOLES && k != PK_HOLES_DS)
+        return 0;
+    return region_base(k) + (long long)HO_NB * P * HO_PITCH + HO_GAP;
+}
+
+/* The read of the eof pattern: interleaved blocks of EOF_BS past the end
+ * of the segments written (which end at region_base(PK_EOF) + P*EOF_S). */
+static void build_eof_read(int q, int P, int types, struct ct_access *a)
+{
+    ct_access_init(a);
+    interleaved(a, q, P, region_base(PK_EOF), EOF_BS, (long long)EOF_NB * EOF_BS, types);
+    a->at = 1;
+    a->offset = 0;
+}
+
+/* Bytes of the eof read before end of file. */
+static long long eof_readable(const struct ct_access *a, int P)
+{
+    const long long E = region_base(PK_EOF) + (long long)P * EOF_S;
+    long long n = 0;
+    for (int i = 0; i < a->file.n; i++) {
+        long long lo = a->file.p[i].off, hi = lo + a->file.p[i].len;
+        if (lo >= E)
+            break; /* stream order is file order here */
+        n += rt_minll(hi, E) - lo;
+    }
+    return n;
+}
+
+/* ---- what every rank's access looks like, for the checks ---------------------------- */
+
+struct all_model {
+    int P;
+    struct ct_access *acc;   /* per rank, model only */
+    long long total;         /* stream bytes of all ranks */
+    long long unique;        /* file bytes some rank accesses */
+    int nonoverlap;          /* extents in rank order (empty ranks skipped) */
+    long long *tbytes;       /* P x FACTOR bytes per target */
+};
+
+static void model_all(int k, int eof_read, struct all_model *m)
+{
+    const int P = rt_nprocs;
+    m->P = P;
+    m->acc = calloc((size_t)P, sizeof *m->acc);
+    m->tbytes = calloc((size_t)P * FACTOR, sizeof *m->tbytes);
+    m->total = 0;
+    m->nonoverlap = 1;
+    long long lo = -1, hi = 0, prev_end = -1;
+    for (int q = 0; q < P; q++) {
+        if (eof_read)
+            build_eof_read(q, P, 0, &m->acc[q]);
+        else
+            build(k, q, P, 0, &m->acc[q]);
+        m->total += m->acc[q].file.total;
+        ct_target_bytes(&m->acc[q].file, UNIT, FACTOR, &m->tbytes[(size_t)q * FACTOR]);
+        long long f, e;
+        ct_extent(&m->acc[q].file, &f, &e);
+        if (f < e) {
+            if (f < prev_end)
+                m->nonoverlap = 0;
+            prev_end = e;
+            if (lo < 0 || f < lo)
+                lo = f;
+            if (e > hi)
+                hi = e;
+        }
+    }
+    m->unique = 0;
+    if (lo >= 0) {
+        uint64_t *who = calloc((size_t)(hi - lo), sizeof *who);
+        for (int q = 0; q < P; q++)
+            ct_mark(who, lo, hi - lo, &m->acc[q].file, q);
+        for (long long o = 0; o < hi - lo; o++)
+            m->unique += who[o] != 0;
+        free(who);
+    }
+}
+
+static void model_free(struct all_model *m)
+{
+    for (int q = 0; q < m->P; q++)
+        ct_access_free(&m->acc[q]);
+    free(m->acc);
+    free(m->tbytes);
+}
+
+/* ---- checks of rio_coll_last ------------------------------------------------------------ */
+
+static int is_exchange_strategy(const char *s)
+{
+    return !strcmp(s, "two_phase") || !strcmp(s, "node_first") || !strcmp(s, "stripe") ||
+           !strcmp(s, "target_first");
+}
+
+/* Node of rank i in configuration cf. */
+static int node_of(const struct config *cf, int i)
+{
+    return cf->rpn > 0 ? i / cf->rpn : real_node_of[i];
+}
+
+static void check_info(const struct config *cf, int k, int write, const struct all_model *m,
+                       const struct rio_coll_info *in, const char *what)
+{
+    const int P = rt_nprocs, T = cf->layout ? FACTOR : 1;
+    char ab[1024], tb[1024];
+    if (rt_rank != 0)
+        return;
+    const char *pn = pk_names[k], *op = write ? "write" : "read";
+#define ICHECK(cond, ...)                                                                  \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            char msg_[512];                                                                \
+            snprintf(msg_, sizeof msg_, __VA_ARGS__);                                      \
+            CHECK(0, "[%s cfg %s %s %s%s] %s; info: strategy=%s naggs=%d aggs={%s} rounds=%d " \
+                  "exchanged=%lld reqs=%lld targets={%s} reason=\"%s\"",                   \
+                  strategy, cf->tag, pn, op, what, msg_, in->strategy, in->naggs,          \
+                  ct_aggs_str(in, ab, sizeof ab), in->rounds, in->exchanged,               \
+                  in->storage_reqs, ct_targets_str(in, tb, sizeof tb), in->reason);        \
+        }                                                                                  \
+    } while (0)
+
+    /* the strategy that ran */
+    const char *eff = NULL;
+    if (!strcmp(strategy, "auto")) {
+        /* reported once per run: every call of the run would repeat it */
+        static int reported;
+        if (!reported)
+            ICHECK(ct_is_strategy(in->strategy),
+                   "auto: info.strategy must name the strategy that ran (one of the seven); "
+                   "later calls are not held to it again");
+        reported |= !ct_is_strategy(in->strategy);
+        if (ct_is_strategy(in->strategy))
+            eff = in->strategy;
+    } else if (ct_needs_layout(strategy) && !cf->layout) {
+        ICHECK(!strcmp(in->strategy, "two_phase") && strstr(in->reason, "layout"),
+               "%s without a layout must fall back to two_phase and say the layout is missing",
+               strategy);
+        eff = "two_phase";
+    } else {
+        ICHECK(!strcmp(in->strategy, strategy), "ran %s, forced %s", in->strategy, strategy);
+        eff = strategy;
+    }
+    ICHECK(in->reason[0] != '\0', "empty reason");
+    ICHECK(in->nprocs == P, "nprocs %d, expected %d", in->nprocs, P);
+    ICHECK(in->bytes == m->total, "bytes %lld, expected %lld (sum of the ranks' requests)",
+           in->bytes, m->total);
+    ICHECK(in->ntargets == T, "ntargets %d, expected %d", in->ntargets, T);
+    ICHECK(in->naggs >= 0 && in->naggs <= RIO_COLL_MAX_AGGS, "naggs %d", in->naggs);
+    for (int a = 0; a < in->naggs && a < RIO_COLL_MAX_AGGS; a++)
+        ICHECK(in->aggs[a] >= 0 && in->aggs[a] < P, "aggregator %d is rank %d", a, in->aggs[a]);
+    long long sumt = 0;
+    for (int t = 0; t < RIO_COLL_MAX_TARGETS; t++) {
+        sumt += in->target_reqs[t];
+        ICHECK(t < T || in->target_reqs[t] == 0, "requests on target %d of %d", t, T);
+        ICHECK(in->target_ascending[t] >= 0 && in->target_ascending[t] <= in->target_reqs[t],
+               "target %d: %lld ascending of %lld", t, in->target_ascending[t],
+               in->target_reqs[t]);
+    }
+    if (m->total > 0)
+        ICHECK(in->storage_reqs > 0 && sumt > 0, "data moved without storage requests");
+    else
+        ICHECK(in->storage_reqs == 0 && in->exchanged == 0,
+               "a call without data made %lld storage requests and exchanged %lld bytes",
+               in->storage_reqs, in->exchanged);
+    if (!eff || m->total == 0)
+        return;
+
+    /* what the strategy promises */
+    const long long cb = cf->cb;
+    int exchange = is_exchange_strategy(eff);
+    if (!strcmp(eff, "direct") || !strcmp(eff, "independent")) {
+        ICHECK(in->naggs == 0 && in->exchanged == 0,
+               "%s: no aggregators and no data exchange expected", eff);
+    } else if (!strcmp(eff, "two_phase")) {
+        /* ROMIO: one aggregator per node by default, the node's lowest rank */
+        int want[1024], n = 0;
+        for (int i = 0; i < P; i++) {
+            int first = 1;
+            for (int j = 0; j < i; j++)
+                if (node_of(cf, j) == node_of(cf, i))
+                    first = 0;
+            if (first)
+                want[n++] = i;
+        }
+        int same = in->naggs == n;
+        for (int a = 0; same && a < n; a++)
+            same = in->aggs[a] == want[a];
+        ICHECK(same, "two_phase: aggregators must be the lowest rank of each of the %d node(s)",
+               n);
+    } else if (!strcmp(eff, "node_first")) {
+        /* one per node: its rank with the most data, lowest rank on ties */
+        int nn = 0;
+        for (int i = 0; i < P; i++)
+            nn = node_of(cf, i) + 1 > nn ? node_of(cf, i) + 1 : nn;
+        ICHECK(in->naggs == nn, "node_first: %d aggregators for %d nodes", in->naggs, nn);
+        for (int a = 0; a < in->naggs && a < nn; a++) {
+            int best = -1;
+            for (int i = 0; i < P; i++)
+                if (node_of(cf, i) == a &&
+                    (best < 0 || m->acc[i].file.total > m->acc[best].file.total))
+                    best = i;
+            ICHECK(in->aggs[a] == best,
+                   "node_first: aggregator of node %d is rank %d, expected %d (most data)", a,
+                   in->aggs[a], best);
+        }
+    } else if (!strcmp(eff, "resonant")) {
+        if (write && m->nonoverlap) {
+            ICHECK(in->exchanged == 0, "resonant: a non-overlapping call exchanges no data");
+        } else {
+            int ag[RIO_COLL_MAX_TARGETS];
+            ct_resonant_agents(m->tbytes, P, T, ag);
+            int same = in->naggs == T;
+            for (int t = 0; same && t < T; t++)
+                same = in->aggs[t] == ag[t];
+            ICHECK(same, "resonant: agents by the rule (most bytes on the target, not yet an "
+                         "agent, lowest rank on ties) are %d %d %d %d",
+                   ag[0], T > 1 ? ag[1] : -1, T > 2 ? ag[2] : -1, T > 3 ? ag[3] : -1);
+            if (!write)
+                ICHECK(in->exchanged == 0, "resonant: reads exchange no data");
+            else
+                exchange = 1;
+        }
+    } else if (!strcmp(eff, "stripe") || !strcmp(eff, "target_first")) {
+        ICHECK(in->naggs == T, "%s: %d aggregators, expected one per target (%d)", eff,
+               in->naggs, T);
+        if (P >= T)
+            for (int a = 0; a < in->naggs; a++)
+                for (int b = 0; b < a; b++)
+                    ICHECK(in->aggs[a] != in->aggs[b], "%s: rank %d aggregates twice", eff,
+                           in->aggs[a]);
+    }
+    if (exchange) {
+        exchange_calls++;
+        ICHECK(in->naggs > 0 && in->rounds >= 1, "%s: no aggregators or no rounds", eff);
+        /* some aggregator holds at least unique/naggs bytes of coordinates */
+        if (cb && in->naggs > 0 && m->unique > (long long)in->naggs * cb) {
+            rounds_checked++;
+            ICHECK(in->rounds > 1,
+                   "%s: %lld file bytes over %d aggregators with cb_buffer_size %lld need "
+                   "several rounds",
+                   eff, m->unique, in->naggs, cb);
+        }
+    }
+    /* requests reach each target in ascending order (resonant, target_first,
+     * stripe).  stripe's read-modify-write (holes_ds: ds_in_coll=enable)
+     * writes each span right after reading it at the same offset, which the
+     * counter does not count as ascending, so that case is not held to it. */
+    if (write && cf->layout && !(k == PK_HOLES_DS && !strcmp(eff, "stripe")) &&
+        (!strcmp(eff, "resonant") || !strcmp(eff, "target_first") || !strcmp(eff, "stripe"))) {
+        int t = ct_first_unordered_target(in);
+        ICHECK(t < 0, "%s: target %d saw requests out of ascending order", eff, t);
+    }
+#undef ICHECK
+}
+
+/* ---- one configuration ------------------------------------------------------------------ */
+
+struct saved {
+    struct ct_access acc;   /* what was read */
+    unsigned char *buf;
+    long long nread;
+};
+
+static void prefill(const char *path, int k)
+{
+    long long end = prefill_end(k, rt_nprocs), B = region_base(k);
+    if (!end)
+        return;
+    if (rt_rank == 0) {
+        unsigned char *b = malloc((size_t)(end - B));
+        for (long long o = B; o < end; o++)
+            b[o - B] = pat(BG_RANK, o);
+        CHECK(rt_pwrite_file(path, b, (size_t)(end - B), B, 0) == 0, "pre-filling %s: %s", path,
+              strerror(errno));
+        free(b);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static MPI_Info view_info(int k)
+{
+    return rt_info("ds_in_coll", k == PK_HOLES_DS ? "enable" : NULL, NULL);
+}
+
+/* Write pattern k through rio, read it back; the read is kept in sv. */
+static void run_pattern(const struct config *cf, rio_file *fh, int k, struct saved *sv)
+{
+    const char *pn = pk_names[k];
+    struct ct_access a;
+    struct all_model m;
+    struct rio_coll_info in;
+    MPI_Status st;
+    int cnt;
+
+    build(k, rt_rank, rt_nprocs, 1, &a);
+    model_all(k, 0, &m);
+    MPI_Info vi = view_info(k);
+    if (!RT_OK(rio_file_set_view(fh, a.disp, a.etype, a.filetype, "native", vi)))
+        CHECK(0, "[%s cfg %s %s] set_view failed", strategy, cf->tag, pn);
+    unsigned char *wb = ct_write_buf(&a, rt_rank);
+    int rc = a.at ? rio_file_write_at_all(fh, a.offset, wb, a.memcount, a.memtype, &st)
+                  : rio_file_write_all(fh, wb, a.memcount, a.memtype, &st);
+    if (RT_OK(rc)) {
+        cnt = -1;
+        MPI_Get_count(&st, a.memtype, &cnt);
+        CHECK(cnt == a.memcount, "[%s cfg %s %s] write: count %d, expected %d", strategy,
+              cf->tag, pn, cnt, a.memcount);
+    } else {
+        CHECK(0, "[%s cfg %s %s] write failed", strategy, cf->tag, pn);
+    }
+    if (ct_last(fh, &in))
+        check_info(cf, k, 1, &m, &in, "");
+    free(wb);
+
+    if (k == PK_ZERO) {
+        /* every rank moves nothing */
+        struct all_model none = {0};
+        none.P = rt_nprocs;
+        char dummy = 0;
+        rc = rio_file_write_at_all(fh, 0, &dummy, 0, MPI_BYTE, &st);
+        CHECK(rc == MPI_SUCCESS, "[%s cfg %s zero] a write where every rank has 0 bytes failed",
+              strategy, cf->tag);
+        if (ct_last(fh, &in))
+            check_info(cf, k, 1, &none, &in, " (all ranks 0 bytes)");
+    }
+
+    /* read back (the eof pattern reads past the end instead) */
+    if (k == PK_EOF) {
+        ct_access_free(&a);
+        model_free(&m);
+        build_eof_read(rt_rank, rt_nprocs, 1, &a);
+        model_all(k, 1, &m);
+        if (!RT_OK(rio_file_set_view(fh, a.disp, a.etype, a.filetype, "native", vi)))
+            CHECK(0, "[%s cfg %s eof] set_view for the read failed", strategy, cf->tag);
+    }
+    unsigned char *rb = malloc((size_t)(a.membytes ? a.membytes : 1));
+    memset(rb, CT_SENTINEL, (size_t)(a.membytes ? a.membytes : 1));
+    long long expect = k == PK_EOF ? eof_readable(&a, rt_nprocs) : a.file.total;
+    rc = rio_file_read_at_all(fh, a.offset, rb, a.memcount, a.memtype, &st);
+    sv->nread = 0;
+    if (RT_OK(rc)) {
+        cnt = -1;
+        MPI_Get_count(&st, MPI_BYTE, &cnt);
+        CHECK(cnt == expect, "[%s cfg %s %s] read: %d bytes, expected %lld%s", strategy, cf->tag,
+              pn, cnt, expect, k == PK_EOF ? " (the bytes before end of file)" : "");
+        sv->nread = cnt < 0 ? 0 : rt_minll(cnt, expect);
+    } else {
+        CHECK(0, "[%s cfg %s %s] read failed", strategy, cf->tag, pn);
+    }
+    if (ct_last(fh, &in))
+        check_info(cf, k, 0, &m, &in, k == PK_EOF ? " past end of file" : "");
+    MPI_Info_free(&vi);
+    model_free(&m);
+    sv->acc = a;
+    sv->buf = rb;
+}
+
+/* Rank 0: the file against the model and the MPI library's file. */
+static void compare_files(const struct config *cf, const unsigned char *fr, long long lr,
+                          const unsigned char *fm, long long lm)
+{
+    const int P = rt_nprocs;
+    const long long E = region_base(PK_EOF) + (long long)P * EOF_S;
+    CHECK(lr == E, "[%s cfg %s] resonio's file is %lld bytes, expected %lld (its last byte "
+                   "written)",
+          strategy, cf->tag, lr, E);
+    CHECK(lm >= E, "[%s cfg %s] the MPI library's file is %lld bytes, shorter than %lld",
+          strategy, cf->tag, lm, E);
+    uint64_t *who = malloc(sizeof *who * REGION);
+    for (int k = 0; k < NPK; k++) {
+        if (!(cf->patterns >> k & 1))
+            continue;
+        const long long B = region_base(k), pend = prefill_end(k, P);
+        memset(who, 0, sizeof *who * REGION);
+        for (int q = 0; q < P; q++) {
+            struct ct_access a;
+            build(k, q, P, 0, &a);
+            ct_mark(who, B, REGION, &a.file, q);
+            ct_access_free(&a);
+        }
+        long long bad_r = 0, bad_m = 0, bad_h = 0, bad_x = 0, fr0 = -1, fm0 = -1, fh0 = -1,
+                  fx0 = -1;
+        for (long long o = B; o < B + REGION; o++) {
+            uint64_t w = who[o - B];
+            int r = o < lr ? fr[o] : -1, x = o < lm ? fm[o] : -1;
+            if (!w) {
+                if (o < pend && r != pat(BG_RANK, o) && !bad_h++)
+                    fh0 = o;
+                continue;
+            }
+            if (ct_popcount(w) == 1) {
+                int q = ct_lowest(w);
+                if (r != pat(q, o) && !bad_r++)
+                    fr0 = o;
+                if (x != pat(q, o) && !bad_m++)
+                    fm0 = o;
+                if (r != x && !bad_x++)
+                    fx0 = o;
+            } else {
+                if ((r < 0 || !ct_one_of((unsigned char)r, o, w)) && !bad_r++)
+                    fr0 = o;
+                if ((x < 0 || !ct_one_of((unsigned char)x, o, w)) && !bad_m++)
+                    fm0 = o;
+            }
+        }
+        if (bad_r)
+            CHECK(0, "[%s cfg %s %s] resonio's file: byte %lld (writers 0x%llx) is 0x%02x, not "
+                     "a writer's value; %lld bytes wrong",
+                  strategy, cf->tag, pk_names[k], fr0, (unsigned long long)who[fr0 - B],
+                  fr0 < lr ? fr[fr0] : 0, bad_r);
+        if (bad_x)
+            CHECK(0, "[%s cfg %s %s] resonio's file differs from the MPI library's at byte %lld "
+                     "(0x%02x vs 0x%02x); %lld single-writer bytes differ",
+                  strategy, cf->tag, pk_names[k], fx0, fx0 < lr ? fr[fx0] : 0,
+                  fx0 < lm ? fm[fx0] : 0, bad_x);
+        if (bad_m)
+            CHECK(0, "[%s cfg %s %s] the MPI library's file: byte %lld (writers 0x%llx) is "
+                     "0x%02x, not a writer's value; %lld bytes wrong",
+                  strategy, cf->tag, pk_names[k], fm0, (unsigned long long)who[fm0 - B],
+                  fm0 < lm ? fm[fm0] : 0, bad_m);
+        if (bad_h)
+            CHECK(0, "[%s cfg %s %s] resonio's file: hole byte %lld lost its background (0x%02x, "
+                     "was 0x%02x); %lld hole bytes changed",
+                  strategy, cf->tag, pk_names[k], fh0, fh0 < lr ? fr[fh0] : 0,
+                  pat(BG_RANK, fh0), bad_h);
+    }
+    free(who);
+}
+
+static void run_config(const struct config *cf)
+{
+    char path[4200], suffix[64];
+    struct saved sv[NPK];
+    rio_file *fh = RIO_FILE_NULL;
+    char cbs[32], rpn[16], unit[16], factor[16];
+
+    memset(sv, 0, sizeof sv);
+    snprintf(suffix, sizeof suffix, "%s.rio", cf->tag);
+    rt_path(path, sizeof path, suffix);
+    ct_unlink_all(path);
+    snprintf(cbs, sizeof cbs, "%lld", cf->cb);
+    snprintf(rpn, sizeof rpn, "%d", cf->rpn);
+    snprintf(unit, sizeof unit, "%d", UNIT);
+    snprintf(factor, sizeof factor, "%d", FACTOR);
+    MPI_Info info = rt_info("resonio_strategy", strategy, "striping_unit", cf->layout ? unit : NULL,
+                            "striping_factor", cf->layout ? factor : NULL, "cb_buffer_size",
+                            cf->cb ? cbs : NULL, "resonio_ranks_per_node", cf->rpn ? rpn : NULL,
+                            "resonio_shm", cf->shm ? "enable" : NULL, NULL);
+    int rc = rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    MPI_Info_free(&info);
+    if (!RT_OK(rc))
+        return;
+    exchange_calls = rounds_checked = 0;
+    for (int k = 0; k < NPK; k++) {
+        if (!(cf->patterns >> k & 1))
+            continue;
+        prefill(path, k);
+        run_pattern(cf, fh, k, &sv[k]);
+    }
+    /* with the small buffer, some call that aggregated in rounds must have
+     * been big enough to need several (interleaved alone is, for up to 4
+     * aggregators at any rank count) */
+    CHECK(rt_rank != 0 || !cf->cb || exchange_calls == 0 || rounds_checked > 0,
+          "[%s cfg %s] no call was big enough to need several rounds: the test did not check "
+          "cb_buffer_size",
+          strategy, cf->tag);
+    RT_OK(rio_file_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* what each rank read is what the file holds */
+    long long lr = 0, lm = 0;
+    unsigned char *fr = RT_SLURP(path, &lr);
+    for (int k = 0; k < NPK; k++) {
+        if (!(cf->patterns >> k & 1))
+            continue;
+        if (fr)
+            CT_CHECK_READ(&sv[k].acc, sv[k].buf, sv[k].nread, fr, lr, "[%s cfg %s %s] read back",
+                          strategy, cf->tag, pk_names[k]);
+        ct_access_free(&sv[k].acc);
+        free(sv[k].buf);
+    }
+    if (rt_rank == 0 && fr) {
+        unsigned char *fm = RT_SLURP(mpi_path, &lm);
+        if (fm)
+            compare_files(cf, fr, lr, fm, lm);
+        free(fm);
+    }
+    free(fr);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        unlink(path);
+}
+
+/* The MPI library's own MPI-IO writes every pattern the same way. */
+static void write_mpi_file(void)
+{
+    MPI_File f;
+    MPI_Status st;
+    ct_unlink_all(mpi_path);
+    if (!RT_OK(MPI_File_open(MPI_COMM_WORLD, mpi_path, MPI_MODE_RDWR | MPI_MODE_CREATE,
+                             MPI_INFO_NULL, &f)))
+        return;
+    MPI_File_set_errhandler(f, MPI_ERRORS_RETURN);
+    for (int k = 0; k < NPK; k++) {
+        struct ct_access a;
+        prefill(mpi_path, k);
+        build(k, rt_rank, rt_nprocs, 1, &a);
+        unsigned char *wb = ct_write_buf(&a, rt_rank);
+        if (RT_OK(MPI_File_set_view(f, a.disp, a.etype, a.filetype, "native", MPI_INFO_NULL))) {
+            int rc = a.at ? MPI_File_write_at_all(f, a.offset, wb, a.memcount, a.memtype, &st)
+                          : MPI_File_write_all(f, wb, a.memcount, a.memtype, &st);
+            if (!RT_OK(rc))
+                CHECK(0, "the MPI library's write of %s failed", pk_names[k]);
+        }
+        free(wb);
+        ct_access_free(&a);
+    }
+    RT_OK(MPI_File_close(&f));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    rt_init(&argc, &argv);
+    signal(SIGALRM, ct_watchdog);
+    alarm(240);
+    strategy = ct_strategy_arg();
+    if (rt_nprocs > 64 || rt_nprocs > (int)(sizeof real_node_of / sizeof real_node_of[0])) {
+        CHECK(0, "at most 64 ranks (writer sets are 64-bit masks)");
+        return rt_finish();
+    }
+    /* real nodes as the MPI library sees them: lowest rank of each
+     * shared-memory group */
+    {
+        MPI_Comm node;
+        int leader = rt_rank;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+        MPI_Comm_free(&node);
+        int leaders[64], n = 0;
+        MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, MPI_COMM_WORLD);
+        for (int i = 0; i < rt_nprocs; i++) {
+            int id = -1;
+            for (int j = 0; j < i && id < 0; j++)
+                if (leaders[j] == leaders[i])
+                    id = real_node_of[j];
+            real_node_of[i] = id >= 0 ? id : n++;
+        }
+    }
+    rt_path(mpi_path, sizeof mpi_path, "mpi");
+    write_mpi_file();
+    for (int c = 0; c < NCONFIGS; c++)
+        run_config(&configs[c]);
+    alarm(0);
+    if (rt_rank == 0)
+        unlink(mpi_path);
+    return rt_finish();
+}
