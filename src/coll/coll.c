@@ -608,6 +608,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
 
     const char *name = choose(req, reason, sizeof reason);
     if (!strcmp(name, "auto") && ctx->sel) {
+        rio__select_configure(ctx->sel, req->hints);
         const char *cands[RIO_SELECT_MAX_CAND];
         int ncand = 0;
         enum rio_tristate cb = req->write ? req->hints->romio_cb_write : req->hints->romio_cb_read;

@@ -3,15 +3,19 @@
  *
  * A profile is a small text file:
  *
- *     resonio-profile 1
+ *     resonio-profile 2
  *     <storage> <w|r> <ranks> <bytes> <regions> <gap> <strategy> <bytes/s>
  *     ...
- *     end <number of decision lines>
+ *     end <number of decision lines> <checksum>
+ *
+ * The checksum (64-bit FNV-1a, in hex) covers every byte before the end
+ * line, so a flipped byte anywhere is noticed.
  *
  * Rank 0 reads it at open and broadcasts it, so every rank starts from the
  * same decisions.  Anything unexpected — no file, a directory, another
- * version, a line that does not parse, a missing or wrong end line (a
- * truncated or half-written file) — makes the whole profile be ignored,
+ * version, a byte that is not printable text, a line that does not parse,
+ * a missing or wrong end line or checksum (a truncated, half-written or
+ * damaged file) — makes the whole profile be ignored,
  * with a warning under RESONIO_VERBOSE.  It is rewritten by rank 0 when a
  * decision is made: into a temporary file in the same directory, then
  * renamed over the old one, so a reader, or a run writing at the same
@@ -25,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PROFILE_VERSION 1
+#define PROFILE_VERSION 2
 #define PROFILE_MAX (1 << 20)
 
 static int verbose(void)
@@ -71,9 +75,51 @@ out:
     return text;
 }
 
+static unsigned long long fnv1a(const char *p, size_t n)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Whole, printable, and matching its checksum?  0, or -1 with *why. */
+static int intact(const char *text, const char **why)
+{
+    size_t n = strlen(text);
+    if (n == 0 || text[n - 1] != '\n') {
+        *why = "does not end with a line end (truncated)";
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((text[i] < 32 || text[i] > 126) && text[i] != '\n') {
+            *why = "holds bytes that are not text";
+            return -1;
+        }
+    const char *end = n >= 2 ? text + n - 2 : text; /* the start of the last line */
+    while (end > text && end[-1] != '\n')
+        end--;
+    unsigned long long sum;
+    int count;
+    char tail;
+    if (sscanf(end, "end %d %llx %c", &count, &sum, &tail) != 2) {
+        *why = "no end line with a checksum (truncated)";
+        return -1;
+    }
+    if (sum != fnv1a(text, (size_t)(end - text))) {
+        *why = "checksum does not match (damaged)";
+        return -1;
+    }
+    return 0;
+}
+
 /* Parse a whole profile into s->prof.  0, or -1 with *why. */
 static int parse(struct rio_select *s, char *text, const char **why)
 {
+    if (intact(text, why))
+        return -1;
     char *save = NULL, *line = strtok_r(text, "\n", &save);
     int version = 0, n = 0, cap = 0, ended = 0;
     struct prof_entry *v = NULL;
@@ -92,7 +138,8 @@ static int parse(struct rio_select *s, char *text, const char **why)
             *why = "text after the end line";
             goto bad;
         }
-        if (sscanf(line, "end %d %c", &count, &tail) == 1) {
+        unsigned long long sum;
+        if (sscanf(line, "end %d %llx %c", &count, &sum, &tail) == 2) {
             if (count != n) {
                 *why = "end line does not match the decisions";
                 goto bad;
@@ -215,7 +262,16 @@ void rio__select_profile_save(struct rio_select *s)
         return;
     }
     int n = 0;
-    fprintf(f, "resonio-profile %d\n", PROFILE_VERSION);
+    char *body = NULL;
+    size_t blen = 0;
+    FILE *m = open_memstream(&body, &blen);
+    if (!m) {
+        fclose(f);
+        unlink(tmp);
+        free(tmp);
+        return;
+    }
+    fprintf(m, "resonio-profile %d\n", PROFILE_VERSION);
     /* this file's decisions replace the loaded ones for the same signature */
     for (int i = 0; i < s->nprof; i++) {
         const struct prof_entry *p = &s->prof[i];
@@ -228,7 +284,7 @@ void rio__select_profile_save(struct rio_select *s)
                        p->sig.relgap == e->sig.relgap;
         }
         if (!replaced) {
-            put(f, p->storage, &p->sig, p->strategy, p->tput);
+            put(m, p->storage, &p->sig, p->strategy, p->tput);
             n++;
         }
     }
@@ -236,11 +292,16 @@ void rio__select_profile_save(struct rio_select *s)
         const struct sel_entry *e = &s->e[j];
         if (e->examining || e->chosen < 0)
             continue;
-        put(f, s->storage, &e->sig, e->cand[e->chosen], e->chosen_avg);
+        put(m, s->storage, &e->sig, e->cand[e->chosen], e->chosen_avg);
         n++;
     }
-    fprintf(f, "end %d\n", n);
-    int bad = ferror(f);
+    int mbad = fclose(m) != 0;
+    if (!mbad) {
+        fwrite(body, 1, blen, f);
+        fprintf(f, "end %d %llx\n", n, fnv1a(body, blen));
+    }
+    free(body);
+    int bad = mbad || ferror(f);
     bad |= fflush(f) != 0;
     bad |= fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;

@@ -27,6 +27,22 @@ static int verbose(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+void rio__select_configure(struct rio_select *s, const struct rio_hints *h)
+{
+    s->calls_per = h->select_calls > 0 ? h->select_calls : 3;
+    s->threshold = 0.15;
+    if (h->select_threshold) {
+        char *end;
+        double t = strtod(h->select_threshold, &end);
+        if (end != h->select_threshold && !*end && t > 0 && t < 10)
+            s->threshold = t;
+        else if (verbose() && s->rank == 0 && !s->warned_threshold++)
+            fprintf(stderr, "resonio: ignoring resonio_select_threshold=%s\n",
+                    h->select_threshold);
+    }
+    snprintf(s->filter, sizeof s->filter, "%s", h->select_candidates ? h->select_candidates : "");
+}
+
 int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *storage,
                        struct rio_select **out)
 {
@@ -35,19 +51,7 @@ int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *sto
     if (!s)
         return RIO_E_NOMEM;
     MPI_Comm_rank(comm, &s->rank);
-    s->calls_per = h->select_calls > 0 ? h->select_calls : 3;
-    s->threshold = 0.15;
-    if (h->select_threshold) {
-        char *end;
-        double t = strtod(h->select_threshold, &end);
-        if (end != h->select_threshold && !*end && t > 0 && t < 10)
-            s->threshold = t;
-        else if (verbose() && s->rank == 0)
-            fprintf(stderr, "resonio: ignoring resonio_select_threshold=%s\n",
-                    h->select_threshold);
-    }
-    if (h->select_candidates)
-        snprintf(s->filter, sizeof s->filter, "%s", h->select_candidates);
+    rio__select_configure(s, h);
     snprintf(s->storage, sizeof s->storage, "%s", storage);
     const char *path = h->profile ? h->profile : getenv("RESONIO_PROFILE");
     if (path && *path) {
@@ -159,7 +163,7 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
                  (long long)e->exam_pos, e->ncand * s->calls_per);
     } else {
         k = e->chosen;
-        snprintf(reason, len, "auto: %s, %s at %.1f MB/s", e->cand[k],
+        snprintf(reason, len, "auto: %s, %s at %.3g MB/s", e->cand[k],
                  e->from_profile ? "from the profile" : "fastest examined", e->chosen_avg / 1e6);
     }
     s->pending = 1;
@@ -210,7 +214,7 @@ void rio__select_record(struct rio_select *s, double tput)
     if (dev > s->threshold) {
         char *c = e->causes[e->reexams % RIO_SELECT_MAX_CAUSES], name[sizeof e->cand[0]];
         memcpy(name, e->cand[k], sizeof name);
-        snprintf(c, sizeof e->causes[0], "%s at %.1f MB/s deviated %.0f%% from %.1f MB/s%s",
+        snprintf(c, sizeof e->causes[0], "%s at %.3g MB/s deviated %.0f%% from %.3g MB/s%s",
                  name, tput / 1e6, dev * 100, e->chosen_avg / 1e6,
                  e->from_profile ? " (profile)" : "");
         e->reexams++;

@@ -37,6 +37,10 @@ struct rio_select;
 int rio__select_create(MPI_Comm comm, const struct rio_hints *hints, const char *storage,
                        struct rio_select **out);
 void rio__select_free(struct rio_select *s);
+/** Take resonio_select_calls, _threshold and _candidates from hints (they
+ *  may change with MPI_File_set_info).  Local; the same on every rank when
+ *  the hints are. */
+void rio__select_configure(struct rio_select *s, const struct rio_hints *hints);
 
 /**
  * The strategy for a call with signature sig, among the applicable

@@ -35,6 +35,7 @@ struct prof_entry {
 
 struct rio_select {
     int rank;
+    int warned_threshold;
     int calls_per;
     double threshold;
     char filter[256];                 /* resonio_select_candidates */
