@@ -628,7 +628,8 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     }
     if (rc)
         goto out;
-    qsort(e->rp, (size_t)e->nrp, sizeof *e->rp, cmp_rpiece);
+    if (e->nrp > 1) /* an empty round has no array at all */
+        qsort(e->rp, (size_t)e->nrp, sizeof *e->rp, cmp_rpiece);
     lo = rio__malloc(sizeof *lo * (size_t)(e->nrp + 1));
     hi = rio__malloc(sizeof *hi * (size_t)(e->nrp + 1));
     if (!lo || !hi) {
