@@ -1,0 +1,234 @@
+/*
+ * bench.h — what the parts of resonio-bench share.
+ *
+ * resonio-bench runs named workloads (w_*.c, one file each, listed in
+ * workloads.c) through the MPI library's own MPI-IO and through resonio in
+ * one process, alternating rounds, and reports throughput and I/O
+ * characteristics (report.c).
+ *
+ * A workload only describes what one rank does: a view (element type,
+ * filetype, displacement), a memory type and a list of collective calls,
+ * each touching whole filetype instances.  Everything else is generic and
+ * lives in run.c: the data are a pure function of the file offset and
+ * the round (bench_pattern), so the write buffer is produced by packing an image of
+ * the file through the filetype and unpacking it through the memory type
+ * (MPI's own datatype engine is the oracle), reads are checked against the
+ * write buffer, and the file against the pattern with POSIX reads.
+ */
+#ifndef RESONIO_BENCH_H
+#define RESONIO_BENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_MAX_PARAMS 8
+#define BENCH_MAX_ROUNDS 64
+#define BENCH_MAX_SWEEP 16
+
+/* ---- workloads ----------------------------------------------------------- */
+
+enum bench_param_kind {
+    BP_SIZE,   /* bytes, with optional k/m/g suffix (powers of 1024) */
+    BP_COUNT,  /* a plain number (k/m/g suffixes accepted too) */
+    BP_CHOICE, /* one of the words in `choices`, stored as its index */
+};
+
+/** One parameter of a workload. */
+struct bench_param {
+    const char *name; /* on the command line as -name */
+    enum bench_param_kind kind;
+    const char *def;     /* default value, as text */
+    long long min, max;  /* accepted range (BP_SIZE, BP_COUNT) */
+    const char *choices; /* BP_CHOICE: "a|b|c" */
+    const char *doc;
+};
+
+/** One collective call of one rank: `count` memory-type instances at
+ *  buffer offset `memoff`, filling filetype instances tile..tile+ntiles-1
+ *  of a view with displacement `disp`.  count 0 (and ntiles 0): the rank
+ *  takes part with nothing. */
+struct bench_call {
+    MPI_Offset disp;
+    MPI_Offset tile, ntiles;
+    int count;
+    MPI_Aint memoff;
+};
+
+/** What one rank does in a workload; made by the workload's setup, freed
+ *  with bench_plan_free. */
+struct bench_plan {
+    MPI_Datatype etype;    /* element type: view etype, base of both types (borrowed) */
+    MPI_Datatype filetype; /* committed, owned */
+    MPI_Datatype memtype;  /* committed, owned (may be etype itself: not freed then) */
+    int ncalls;
+    struct bench_call *calls;         /* malloc'd, owned */
+    int view_per_call;                /* set the view (calls[c].disp) before every call */
+    size_t membytes;                  /* size of the memory buffer the calls address */
+    MPI_Offset filesize;              /* the file's size after the write phase */
+    MPI_Offset hole_period, hole_len; /* if hole_period: bytes o with
+                             o % hole_period >= hole_len are never written */
+    long long fregion;                /* typical contiguous file piece of one rank (bytes) */
+    long long mregion;                /* typical contiguous memory piece (bytes) */
+    int one_region;                   /* every call of every rank is one contiguous file
+                                         region and memory is contiguous */
+    char shape[160];                  /* one line: what a call looks like */
+};
+
+/**
+ * A named workload.  setup() is local and deterministic: every rank calls
+ * it with the same values v[] (in the order of params; BP_CHOICE as an
+ * index) and fills *plan for itself.  It returns 0, or -1 with a one-line
+ * message in err when the values do not make a workload at this number of
+ * ranks.
+ */
+struct bench_workload {
+    const char *name;
+    const char *source; /* where the parameters come from */
+    const char *doc;
+    const struct bench_param *params; /* terminated by a NULL name */
+    int (*setup)(const long long *v, int rank, int nprocs, struct bench_plan *plan, char *err,
+                 size_t errlen);
+};
+
+/** The table of workloads (workloads.c), terminated by NULL. */
+extern const struct bench_workload *const bench_workloads[];
+const struct bench_workload *bench_workload_find(const char *name);
+
+/** Allocate plan->calls for n calls (zeroed); 0 or -1. */
+int bench_plan_calls(struct bench_plan *plan, int n);
+/** Free what a plan owns; safe on a zeroed or partly made plan. */
+void bench_plan_free(struct bench_plan *plan);
+
+/* ---- data ------------------------------------------------------------------ */
+
+/** Fill dst with the bytes a file written with data `salt` holds at
+ *  [off, off+len).  Each round uses its own salt.  Local. */
+void bench_pattern(unsigned char *dst, MPI_Offset off, size_t len, unsigned salt);
+
+/* ---- implementations ------------------------------------------------------- */
+
+enum bench_impl_kind { IMPL_NATIVE, IMPL_RESONIO, IMPL_LIMIT };
+
+/** One column of the comparison: the MPI library's MPI-IO, resonio with a
+ *  strategy hint, or plain POSIX I/O (the physical reference). */
+struct bench_impl {
+    const char *name; /* as on the command line and in the outputs */
+    enum bench_impl_kind kind;
+    const char *strategy; /* IMPL_RESONIO: value of resonio_strategy */
+};
+
+extern const struct bench_impl bench_impls[];
+extern const int bench_nimpls;
+
+/** File operations of one implementation behind one table (impl.c). */
+struct bench_io {
+    int (*open)(MPI_Comm, const char *, int, MPI_Info, void **);
+    int (*close)(void **);
+    int (*set_view)(void *, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info);
+    int (*write_at_all)(void *, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
+    int (*read_at_all)(void *, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
+    int (*sync)(void *);
+    /* resonio only (NULL for native) */
+    int (*stats)(void *, void *out);     /* struct rio_stats */
+    int (*coll_last)(void *, void *out); /* struct rio_coll_info */
+};
+const struct bench_io *bench_io_of(const struct bench_impl *im);
+
+/* ---- results ------------------------------------------------------------------ */
+
+/** One phase (write or read) of one implementation on one workload point.
+ *  Throughputs in MiB/s over the timed rounds; I/O characteristics from
+ *  the probe round, summed over ranks (-1 / have_* 0 when unavailable). */
+struct bench_phase {
+    double mibs[BENCH_MAX_ROUNDS];
+    int n;
+    double med, min, max;
+    int have_stats; /* rio_stats_get worked */
+    long long desired, accessed, ops, regions;
+    double time_storage; /* rio_stats, slowest rank */
+    int have_coll;       /* rio_coll_last worked on every call */
+    long long resent, copies, coll_bytes, coll_reqs;
+    double time_exchange, time_coll_storage; /* per call slowest rank, summed */
+    char ran[64];                            /* strategies that ran, as reported */
+};
+
+struct bench_impl_result {
+    const struct bench_impl *impl;
+    struct bench_phase w, r;
+    double rss_mib;   /* peak RSS over its rounds, max over ranks */
+    long long errors; /* failed calls + wrong bytes, all rounds, all ranks */
+    long long strays; /* non-zero bytes in never-written gaps (holes) */
+};
+
+/** One workload with one set of parameter values. */
+struct bench_point {
+    const struct bench_workload *w;
+    long long v[BENCH_MAX_PARAMS];
+    int sweep;        /* index of the swept parameter, -1 if none */
+    int spec;         /* which -w specification it came from */
+    char params[200]; /* "seg=64K size=16M" */
+    /* filled by the run */
+    char shape[160];
+    long long bytes; /* desired bytes per phase, all ranks */
+    MPI_Offset filesize;
+    long long fregion, mregion;
+    int one_region;
+    int fine_grained, large_contig;
+    double seconds; /* wall time of the point */
+    int nres;
+    struct bench_impl_result res[16];
+};
+
+/* ---- options -------------------------------------------------------------------- */
+
+struct bench_opts {
+    const char *suite; /* NULL, "default" or "full" */
+    int rounds;        /* timed rounds */
+    const char *dir;   /* data files */
+    const char *out;   /* output directory */
+    int sync;
+    int plots;
+    int dry;            /* print the points and exit */
+    unsigned impl_mask; /* bit i: bench_impls[i] */
+    int npoints;
+    struct bench_point *points;
+};
+
+/** Parse argv into *o (points expanded).  Local, deterministic; prints
+ *  nothing.  Returns 0, 1 for help/list (text in msg), or -1 with a
+ *  one-line error in msg. */
+int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *msg, size_t msglen);
+void bench_usage(FILE *to);
+void bench_list(FILE *to);
+/** "64K", "1M", "40.25K" */
+void bench_fmt_size(char *buf, size_t len, long long v);
+
+/* ---- running and reporting --------------------------------------------------------- */
+
+/** Run one point under every selected implementation.  Collective over
+ *  MPI_COMM_WORLD; results complete on rank 0.  Returns the errors. */
+long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int index,
+                          int npoints);
+
+struct bench_meta {
+    const char *mpi; /* "mpich", "openmpi", "mpi" */
+    char mpi_version[256];
+    int nprocs;
+    char fstype[32];
+    char started[32];
+    double seconds;
+    char host[128];
+    double load[2]; /* 1-minute load average at the start and the end */
+};
+
+/** Terminal table of one point (rank 0). */
+void bench_print_point(FILE *to, const struct bench_point *p);
+/** Every point's target verdicts, one line each, and the counts (rank 0). */
+void bench_print_targets(FILE *to, const struct bench_opts *o);
+/** Write <mpi>.csv, <mpi>.json, the plots, <mpi>.md and report.md into
+ *  o->out (rank 0).  Returns 0 or -1 (message on stderr). */
+int bench_write_outputs(const struct bench_opts *o, const struct bench_meta *m);
+
+#endif /* RESONIO_BENCH_H */

@@ -1,0 +1,443 @@
+/*
+ * cli.c — the command line and the suites.
+ *
+ *   resonio-bench [options] [-w WORKLOAD [-PARAM VALUE[,VALUE...]]...]...
+ *
+ * A -w starts a workload specification; the -PARAM options after it are
+ * that workload's parameters (unknown ones are errors), and a comma list
+ * makes a sweep (one parameter per specification).  Without -w the default
+ * suite runs.  A suite is nothing but a list of such specifications, parsed
+ * by the same code, so every number in it is visible here.
+ *
+ * Parsing is local and deterministic: every rank parses the same argv and
+ * gets the same points; only rank 0 prints the message it returns.
+ */
+#include "bench.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The default suite: every workload, with the papers' parameters except
+ * for sizes, scaled down to 2-14 MiB per phase (noncontig: 4 MiB per call
+ * instead of 16; hpio: 1024 regions instead of 4096; flash: 20 blocks per
+ * rank instead of 80; ecio: 10 calls instead of 100; varsize: 50
+ * variables instead of 1024), and the three figures' sweeps (demo segment,
+ * noncontig elmtcount, matrix block size) at three points each; a point
+ * whose call is larger than its size has one call.  On the shared 2-core
+ * development machine the wall time depends mostly on how many collective
+ * calls there are (each waits for both ranks to be scheduled), so calls
+ * are kept few: about 200 per implementation and round. */
+static const char *const suite_default[] = {
+    "demo -seg 32k,128k,1m -size 4m",
+    "mpiiotest -seg 1m -size 8m",
+    "iormpiio -seg 64k -size 4m",
+    "noncontig -elmtcount 16,256,4096 -bufsize 4m -size 4m",
+    "hpio -region_count 1024 -region_size 2k -region_spacing 0 -mem contig",
+    "collperf -n 128",
+    "tile -frames 1",
+    "flash -blocks 20 -nxb 8 -nguard 4 -nvar 24",
+    "matrix -block 4k,64k,1m -depth 4 -size 2m",
+    "ecio -count 16000 -calls 10",
+    "varsize -record 40k -step 256 -group 3 -vars 50",
+    NULL,
+};
+
+/* The papers' sweeps (file sizes scaled down from the papers' 1-10 GB). */
+static const char *const suite_full[] = {
+    "demo -seg 32k,64k,128k,256k,512k,1m -size 128m",
+    "mpiiotest -seg 32k,64k,128k,256k,512k,1m -size 128m",
+    "iormpiio -seg 32k,64k,128k,256k,512k,1m -size 128m",
+    "noncontig -elmtcount 16,64,256,1024,4096,16384 -bufsize 16m -size 64m",
+    "hpio -region_count 4096 -region_size 2k,4k,8k,16k,32k,64k -region_spacing 0 -mem contig",
+    "hpio -region_count 4096 -region_size 2k -region_spacing 128 -mem noncontig",
+    "collperf -n 64,128,256,512",
+    "collperf -n 600",
+    "tile -frames 10",
+    "flash -blocks 80 -nxb 8 -nguard 4 -nvar 24",
+    "matrix -block 4k,16k,64k,256k,1m,4m -depth 4 -size 128m",
+    "matrix -block 16k -depth 4,16,64,128 -size 128m",
+    "ecio -count 4000,16000,64000,256000,1024000 -calls 100",
+    "varsize -record 40k -step 256 -group 3 -vars 1024",
+    NULL,
+};
+
+void bench_usage(FILE *to)
+{
+    fprintf(to,
+            "usage: resonio-bench [--suite default|full] [-impl LIST] [-rounds N] [-dir DIR]\n"
+            "                     [-o DIR] [-sync] [-noplot] [-list] [-dry]\n"
+            "                     [-w WORKLOAD [-PARAM VALUE[,VALUE...]]...]...\n"
+            "  --suite S   run a predefined suite (default when no -w is given)\n"
+            "  -impl LIST  comma list of native, two_phase, resonant, stripe, node_first,\n"
+            "              target_first, direct, independent, auto, limit, resonio (every\n"
+            "              strategy and auto), all (default)\n"
+            "  -rounds N   timed rounds per implementation (default 3), after one probe round\n"
+            "  -dir DIR    directory for the data files (default: the output directory)\n"
+            "  -o DIR      output directory (default bench-results/<timestamp>)\n"
+            "  -sync       sync the file before closing it after the write phase\n"
+            "  -noplot     do not run gnuplot\n"
+            "  -list       list the workloads and their parameters\n"
+            "  -dry        print the points (workloads with their values) and exit\n"
+            "  sizes take k, m, g suffixes (powers of 1024); a comma list sweeps a parameter\n");
+}
+
+void bench_list(FILE *to)
+{
+    for (int i = 0; bench_workloads[i]; i++) {
+        const struct bench_workload *w = bench_workloads[i];
+        fprintf(to, "%-10s %s (%s)\n", w->name, w->doc, w->source);
+        for (const struct bench_param *p = w->params; p->name; p++)
+            fprintf(to, "  -%-15s %-8s %s%s%s\n", p->name, p->def, p->doc,
+                    p->kind == BP_CHOICE ? ": " : "", p->kind == BP_CHOICE ? p->choices : "");
+    }
+}
+
+void bench_fmt_size(char *buf, size_t len, long long v)
+{
+    static const char suf[] = "KMG";
+    if (v >= 1024) {
+        for (int s = 2; s >= 0; s--) {
+            long long unit = 1LL << (10 * (s + 1));
+            if (v % unit == 0) {
+                snprintf(buf, len, "%lld%c", v / unit, suf[s]);
+                return;
+            }
+        }
+        if ((v * 100) % 1024 == 0) {
+            snprintf(buf, len, "%.2fK", (double)v / 1024);
+            return;
+        }
+    }
+    snprintf(buf, len, "%lld", v);
+}
+
+static int err_msg(char *msg, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int err_msg(char *msg, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* One number: digits, an optional fraction, an optional k/m/g suffix; the
+ * result must be a whole number.  0 or -1. */
+static int parse_number(const char *s, long long *out)
+{
+    const char *p = s;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    while (isdigit((unsigned char)*p))
+        p++;
+    int frac = *p == '.';
+    if (frac) {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    long long mult = 1;
+    switch (*p) {
+    case 'k':
+    case 'K':
+        mult = 1LL << 10;
+        p++;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1LL << 20;
+        p++;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1LL << 30;
+        p++;
+        break;
+    default: break;
+    }
+    if (*p)
+        return -1;
+    errno = 0;
+    double d = strtod(s, NULL) * (double)mult;
+    if (errno || d > 9.0e15 || d != (double)(long long)d)
+        return -1;
+    *out = (long long)d;
+    return 0;
+}
+
+/* Parse one value of parameter pa; 0 or -1 with msg. */
+static int parse_value(const struct bench_workload *w, const struct bench_param *pa,
+                       const char *text, long long *out, char *msg, size_t len)
+{
+    if (pa->kind == BP_CHOICE) {
+        const char *c = pa->choices;
+        for (int i = 0; *c; i++) {
+            size_t n = strcspn(c, "|");
+            if (strlen(text) == n && !strncmp(c, text, n)) {
+                *out = i;
+                return 0;
+            }
+            c += n + (c[n] == '|');
+        }
+        return err_msg(msg, len, "%s: -%s must be one of %s, not '%s'", w->name, pa->name,
+                       pa->choices, text);
+    }
+    if (parse_number(text, out))
+        return err_msg(msg, len, "%s: malformed %s '%s' for -%s", w->name,
+                       pa->kind == BP_SIZE ? "size" : "number", text, pa->name);
+    if (*out < pa->min || *out > pa->max)
+        return err_msg(msg, len, "%s: -%s %s is out of range [%lld, %lld]", w->name, pa->name, text,
+                       pa->min, pa->max);
+    return 0;
+}
+
+/* A specification being parsed: values as text, one list allowed. */
+struct spec {
+    const struct bench_workload *w;
+    const char *text[BENCH_MAX_PARAMS];
+};
+
+/* Expand a specification into points appended to o->points. */
+static int expand(struct spec *sp, int index, int nprocs, struct bench_opts *o, char *msg,
+                  size_t len)
+{
+    const struct bench_workload *w = sp->w;
+    int np = 0, sweep = -1, nvals = 1;
+    long long vals[BENCH_MAX_PARAMS][BENCH_MAX_SWEEP];
+    int nv[BENCH_MAX_PARAMS];
+    for (const struct bench_param *pa = w->params; pa->name; pa++, np++) {
+        const char *t = sp->text[np] ? sp->text[np] : pa->def;
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", t);
+        nv[np] = 0;
+        char *save = NULL;
+        if (strchr(buf, ',') && pa->kind == BP_CHOICE)
+            return err_msg(msg, len, "%s: -%s takes one value", w->name, pa->name);
+        if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+            return err_msg(msg, len, "%s: malformed list '%s' for -%s", w->name, t, pa->name);
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (nv[np] == BENCH_MAX_SWEEP)
+                return err_msg(msg, len, "%s: at most %d values for -%s", w->name, BENCH_MAX_SWEEP,
+                               pa->name);
+            if (parse_value(w, pa, tok, &vals[np][nv[np]], msg, len))
+                return -1;
+            nv[np]++;
+        }
+        if (nv[np] > 1) {
+            if (sweep >= 0)
+                return err_msg(msg, len, "%s: only one parameter may take a list", w->name);
+            sweep = np;
+            nvals = nv[np];
+        }
+    }
+    struct bench_point *pts = realloc(o->points, sizeof *pts * (size_t)(o->npoints + nvals));
+    if (!pts)
+        return err_msg(msg, len, "out of memory");
+    o->points = pts;
+    for (int k = 0; k < nvals; k++) {
+        struct bench_point *p = &o->points[o->npoints];
+        memset(p, 0, sizeof *p);
+        p->w = w;
+        p->sweep = sweep;
+        p->spec = index;
+        size_t n = 0;
+        for (int i = 0; i < np; i++) {
+            const struct bench_param *pa = &w->params[i];
+            p->v[i] = vals[i][i == sweep ? k : 0];
+            char vb[64];
+            if (pa->kind == BP_SIZE)
+                bench_fmt_size(vb, sizeof vb, p->v[i]);
+            else if (pa->kind == BP_COUNT)
+                snprintf(vb, sizeof vb, "%lld", p->v[i]);
+            else {
+                const char *c = pa->choices;
+                for (long long j = 0; j < p->v[i]; j++)
+                    c += strcspn(c, "|") + 1;
+                snprintf(vb, sizeof vb, "%.*s", (int)strcspn(c, "|"), c);
+            }
+            n += (size_t)snprintf(p->params + n, n < sizeof p->params ? sizeof p->params - n : 0,
+                                  "%s%s=%s", i ? " " : "", pa->name, vb);
+            if (n >= sizeof p->params)
+                n = sizeof p->params - 1;
+        }
+        /* the values must make a workload at this number of ranks */
+        struct bench_plan plan;
+        memset(&plan, 0, sizeof plan);
+        char err[256] = "";
+        int rc = w->setup(p->v, 0, nprocs, &plan, err, sizeof err);
+        bench_plan_free(&plan);
+        if (rc)
+            return err_msg(msg, len, "%s", err);
+        o->npoints++;
+    }
+    return 0;
+}
+
+static int is_flag(const char *a, const char *name)
+{
+    /* -name and --name are the same */
+    return a[0] == '-' && (!strcmp(a + 1, name) || (a[1] == '-' && !strcmp(a + 2, name)));
+}
+
+static int parse_impls(const char *text, unsigned *mask, char *msg, size_t len)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    *mask = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int i = 0; i < bench_nimpls; i++)
+            if (!strcmp(t, "all") || !strcmp(t, bench_impls[i].name) ||
+                (!strcmp(t, "resonio") && bench_impls[i].kind == IMPL_RESONIO)) {
+                *mask |= 1u << i;
+                found = 1;
+            }
+        if (!found)
+            return err_msg(msg, len, "unknown implementation '%s'", t);
+    }
+    if (!*mask)
+        return err_msg(msg, len, "no implementation in '%s'", text);
+    return 0;
+}
+
+/* Parse a list of words (argv without the program name) into specs and
+ * options.  in_suite: only -w and parameters are allowed. */
+static int parse_words(int n, char **a, int nprocs, struct bench_opts *o, int in_suite, char *msg,
+                       size_t len);
+
+static int add_suite(const char *name, int nprocs, struct bench_opts *o, char *msg, size_t len)
+{
+    const char *const *s = !strcmp(name, "default") ? suite_default
+                           : !strcmp(name, "full")  ? suite_full
+                                                    : NULL;
+    if (!s)
+        return err_msg(msg, len, "unknown suite '%s' (default or full)", name);
+    for (; *s; s++) {
+        char buf[512], *words[64];
+        int nw = 0;
+        snprintf(buf, sizeof buf, "-w %s", *s);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, " ", &save); t && nw < 64; t = strtok_r(NULL, " ", &save))
+            words[nw++] = t;
+        if (parse_words(nw, words, nprocs, o, 1, msg, len))
+            return -1;
+    }
+    return 0;
+}
+
+static int nspecs;
+
+static int parse_words(int n, char **a, int nprocs, struct bench_opts *o, int in_suite, char *msg,
+                       size_t len)
+{
+    struct spec sp = {0};
+    for (int i = 0; i < n; i++) {
+        const char *arg = a[i], *val = i + 1 < n ? a[i + 1] : NULL;
+        if (arg[0] != '-' || !arg[1])
+            return err_msg(msg, len, "unexpected argument '%s'", arg);
+        /* flags without a value */
+        if (!in_suite && is_flag(arg, "sync")) {
+            o->sync = 1;
+            continue;
+        }
+        if (!in_suite && is_flag(arg, "dry")) {
+            o->dry = 1;
+            continue;
+        }
+        if (!in_suite && is_flag(arg, "noplot")) {
+            o->plots = 0;
+            continue;
+        }
+        if (!in_suite && (is_flag(arg, "h") || is_flag(arg, "help")))
+            return 1;
+        if (!in_suite && is_flag(arg, "list"))
+            return 2;
+        /* a parameter of the current workload */
+        if (sp.w && arg[1] != '-') {
+            int k = 0;
+            const struct bench_param *pa = sp.w->params;
+            for (; pa->name && strcmp(pa->name, arg + 1); pa++)
+                k++;
+            if (pa->name) {
+                if (!val)
+                    return err_msg(msg, len, "%s: -%s needs a value", sp.w->name, pa->name);
+                sp.text[k] = val;
+                i++;
+                continue;
+            }
+        }
+        int is_w = is_flag(arg, "w"), known = is_w || is_flag(arg, "suite");
+        if (!in_suite)
+            known = known || is_flag(arg, "impl") || is_flag(arg, "rounds") ||
+                    is_flag(arg, "dir") || is_flag(arg, "o");
+        if (!known) {
+            if (sp.w)
+                return err_msg(msg, len, "unknown parameter '%s' for workload %s", arg, sp.w->name);
+            return err_msg(msg, len, "unknown option '%s'", arg);
+        }
+        if (!val)
+            return err_msg(msg, len, "option %s needs a value", arg);
+        i++;
+        if (is_w) {
+            if (sp.w && expand(&sp, nspecs++, nprocs, o, msg, len))
+                return -1;
+            memset(&sp, 0, sizeof sp);
+            sp.w = bench_workload_find(val);
+            if (!sp.w)
+                return err_msg(msg, len, "unknown workload '%s' (try -list)", val);
+        } else if (is_flag(arg, "suite")) {
+            if (add_suite(val, nprocs, o, msg, len))
+                return -1;
+            o->suite = !strcmp(val, "full") ? "full" : "default";
+        } else if (is_flag(arg, "impl")) {
+            if (parse_impls(val, &o->impl_mask, msg, len))
+                return -1;
+        } else if (is_flag(arg, "rounds")) {
+            long long r;
+            if (parse_number(val, &r) || r < 1 || r >= BENCH_MAX_ROUNDS)
+                return err_msg(msg, len, "malformed round count '%s' (1..%d)", val,
+                               BENCH_MAX_ROUNDS - 1);
+            o->rounds = (int)r;
+        } else if (is_flag(arg, "dir")) {
+            o->dir = val;
+        } else {
+            o->out = val;
+        }
+    }
+    if (sp.w && expand(&sp, nspecs++, nprocs, o, msg, len))
+        return -1;
+    return 0;
+}
+
+int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *msg, size_t len)
+{
+    memset(o, 0, sizeof *o);
+    o->rounds = 3;
+    o->plots = 1;
+    o->impl_mask = (1u << bench_nimpls) - 1;
+    nspecs = 0;
+    int rc = parse_words(argc - 1, argv + 1, nprocs, o, 0, msg, len);
+    if (rc == 1) {
+        snprintf(msg, len, "help");
+        return 1;
+    }
+    if (rc == 2) {
+        snprintf(msg, len, "list");
+        return 1;
+    }
+    if (rc)
+        return -1;
+    if (!o->npoints) {
+        if (add_suite("default", nprocs, o, msg, len))
+            return -1;
+        o->suite = "default";
+    }
+    return 0;
+}

@@ -1,0 +1,130 @@
+/*
+ * impl.c — the implementations compared, behind one table of functions.
+ *
+ * `native` calls MPI_File_*: this program links libresonio, not the drop-in
+ * library, so those are the MPI library's own MPI-IO (ROMIO in MPICH, OMPIO
+ * or ROMIO in Open MPI).  The resonio entries call rio_file_* and differ
+ * only in the resonio_strategy hint given at open.  `limit` is not MPI-IO:
+ * run.c writes and reads the same bytes with large sequential pwrite/pread
+ * and has no table.
+ */
+#include "bench.h"
+
+#include "resonio.h"
+
+const struct bench_impl bench_impls[] = {
+    {"native", IMPL_NATIVE, NULL},
+    {"two_phase", IMPL_RESONIO, "two_phase"},
+    {"resonant", IMPL_RESONIO, "resonant"},
+    {"stripe", IMPL_RESONIO, "stripe"},
+    {"node_first", IMPL_RESONIO, "node_first"},
+    {"target_first", IMPL_RESONIO, "target_first"},
+    {"direct", IMPL_RESONIO, "direct"},
+    {"independent", IMPL_RESONIO, "independent"},
+    {"auto", IMPL_RESONIO, "auto"},
+    {"limit", IMPL_LIMIT, NULL},
+};
+const int bench_nimpls = sizeof bench_impls / sizeof bench_impls[0];
+
+/* ---- native: MPI_File_* ------------------------------------------------- */
+
+static int n_open(MPI_Comm c, const char *f, int a, MPI_Info i, void **h)
+{
+    MPI_File fh = MPI_FILE_NULL;
+    int rc = MPI_File_open(c, f, a, i, &fh);
+    *h = rc == MPI_SUCCESS ? (void *)fh : NULL;
+    return rc;
+}
+static int n_close(void **h)
+{
+    MPI_File fh = (MPI_File)*h;
+    int rc = MPI_File_close(&fh);
+    *h = NULL;
+    return rc;
+}
+static int n_set_view(void *h, MPI_Offset d, MPI_Datatype e, MPI_Datatype f, const char *r,
+                      MPI_Info i)
+{
+    return MPI_File_set_view((MPI_File)h, d, e, f, r, i);
+}
+static int n_write_at_all(void *h, MPI_Offset o, const void *b, int c, MPI_Datatype t,
+                          MPI_Status *s)
+{
+    return MPI_File_write_at_all((MPI_File)h, o, b, c, t, s);
+}
+static int n_read_at_all(void *h, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *s)
+{
+    return MPI_File_read_at_all((MPI_File)h, o, b, c, t, s);
+}
+static int n_sync(void *h)
+{
+    return MPI_File_sync((MPI_File)h);
+}
+
+/* ---- resonio: rio_file_* ------------------------------------------------- */
+
+static int r_open(MPI_Comm c, const char *f, int a, MPI_Info i, void **h)
+{
+    rio_file *fh = RIO_FILE_NULL;
+    int rc = rio_file_open(c, f, a, i, &fh);
+    *h = rc == MPI_SUCCESS ? fh : NULL;
+    return rc;
+}
+static int r_close(void **h)
+{
+    rio_file *fh = *h;
+    int rc = rio_file_close(&fh);
+    *h = NULL;
+    return rc;
+}
+static int r_set_view(void *h, MPI_Offset d, MPI_Datatype e, MPI_Datatype f, const char *r,
+                      MPI_Info i)
+{
+    return rio_file_set_view(h, d, e, f, r, i);
+}
+static int r_write_at_all(void *h, MPI_Offset o, const void *b, int c, MPI_Datatype t,
+                          MPI_Status *s)
+{
+    return rio_file_write_at_all(h, o, b, c, t, s);
+}
+static int r_read_at_all(void *h, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *s)
+{
+    return rio_file_read_at_all(h, o, b, c, t, s);
+}
+static int r_sync(void *h)
+{
+    return rio_file_sync(h);
+}
+static int r_stats(void *h, void *out)
+{
+    return rio_stats_get(h, out);
+}
+static int r_coll_last(void *h, void *out)
+{
+    return rio_coll_last(h, out);
+}
+
+static const struct bench_io native_io = {
+    .open = n_open,
+    .close = n_close,
+    .set_view = n_set_view,
+    .write_at_all = n_write_at_all,
+    .read_at_all = n_read_at_all,
+    .sync = n_sync,
+};
+
+static const struct bench_io resonio_io = {
+    .open = r_open,
+    .close = r_close,
+    .set_view = r_set_view,
+    .write_at_all = r_write_at_all,
+    .read_at_all = r_read_at_all,
+    .sync = r_sync,
+    .stats = r_stats,
+    .coll_last = r_coll_last,
+};
+
+const struct bench_io *bench_io_of(const struct bench_impl *im)
+{
+    return im->kind == IMPL_NATIVE ? &native_io : im->kind == IMPL_RESONIO ? &resonio_io : NULL;
+}

@@ -1,0 +1,764 @@
+/*
+ * report.c — what a run shows and leaves behind: the terminal table of
+ * each point, <mpi>.csv, <mpi>.json, one gnuplot figure per sweep (PNG and
+ * SVG), the Markdown section <mpi>.md, and report.md, which is a fixed
+ * header followed by every MPI's section present in the output directory
+ * (so running the MPICH build and then the Open MPI build into one
+ * directory gives one report with both).
+ *
+ * Nothing here measures: every number printed comes from struct
+ * bench_point, filled by run.c; a value that was not obtained (resonio's
+ * counters for native, rio_coll_last failing) is "-" (empty in CSV, null
+ * in JSON).  The targets of the issue are evaluated from those numbers.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static const struct bench_impl_result *find_res(const struct bench_point *p, const char *name)
+{
+    for (int k = 0; k < p->nres; k++)
+        if (!strcmp(p->res[k].impl->name, name) && p->res[k].w.n)
+            return &p->res[k];
+    return NULL;
+}
+
+/* Storage requests of a phase: the collective engine's count when
+ * rio_coll_last worked (it sees every rank's requests, also those the
+ * independent counters miss), else the independent counters; -1 if none. */
+static long long ops_of(const struct bench_phase *ph)
+{
+    return ph->have_coll ? ph->coll_reqs : ph->have_stats ? ph->ops : -1;
+}
+
+static double ratio(double a, double b)
+{
+    return b > 0 ? a / b : -1;
+}
+
+/* "%.*f" of v or "-" when v < 0 */
+static const char *num(char *buf, size_t len, double v, int prec)
+{
+    if (v < 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f", prec, v);
+    return buf;
+}
+
+static double mib(long long b)
+{
+    return (double)b / (1 << 20);
+}
+
+/* Throughput cell: "1234 ±5%" */
+static void cell_tp(char *buf, size_t len, const struct bench_phase *ph)
+{
+    if (!ph->n) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    double spread = ph->med > 0 ? 50.0 * (ph->max - ph->min) / ph->med : 0;
+    snprintf(buf, len, "%.0f ±%.0f%%", ph->med, spread);
+}
+
+/* "w/r" pair of a stats quantity */
+static void cell_pair(char *buf, size_t len, const struct bench_impl_result *r, int what)
+{
+    const struct bench_phase *ph[2] = {&r->w, &r->r};
+    char part[2][32];
+    for (int i = 0; i < 2; i++) {
+        const struct bench_phase *f = ph[i];
+        int have = what == 2 ? f->have_coll : what == 1 ? ops_of(f) >= 0 : f->have_stats;
+        if (!have) {
+            snprintf(part[i], sizeof part[i], "-");
+            continue;
+        }
+        switch (what) {
+        case 0: snprintf(part[i], sizeof part[i], "%.1f", mib(f->accessed)); break;
+        case 4: snprintf(part[i], sizeof part[i], "%.1f", mib(f->desired)); break;
+        case 1: snprintf(part[i], sizeof part[i], "%lld", ops_of(f)); break;
+        case 2: snprintf(part[i], sizeof part[i], "%.1f", mib(f->resent)); break;
+        default:
+            if (ops_of(f) > 0)
+                snprintf(part[i], sizeof part[i], "%.1f",
+                         (double)f->accessed / (double)ops_of(f) / 1024);
+            else
+                snprintf(part[i], sizeof part[i], "-");
+        }
+    }
+    snprintf(buf, len, "%.31s/%.31s", part[0], part[1]);
+}
+
+static void cell_times(char *buf, size_t len, const struct bench_impl_result *r)
+{
+    if (!r->w.have_coll || !r->r.have_coll) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    snprintf(buf, len, "%.1f/%.1f", 1e3 * (r->w.time_exchange + r->r.time_exchange),
+             1e3 * (r->w.time_coll_storage + r->r.time_coll_storage));
+}
+
+static double copies_per_byte(const struct bench_phase *ph)
+{
+    return ph->have_coll && ph->coll_bytes > 0 ? (double)ph->copies / ph->coll_bytes : -1;
+}
+
+static void cell_copies(char *buf, size_t len, const struct bench_impl_result *r)
+{
+    if (!r->w.have_coll || !r->r.have_coll || r->w.coll_bytes + r->r.coll_bytes <= 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    snprintf(buf, len, "%.2f",
+             (double)(r->w.copies + r->r.copies) / (double)(r->w.coll_bytes + r->r.coll_bytes));
+}
+
+static void cell_ran(char *buf, size_t len, const struct bench_impl_result *r)
+{
+    const char *w = r->w.have_coll && r->w.ran[0] ? r->w.ran : "-";
+    const char *rd = r->r.have_coll && r->r.ran[0] ? r->r.ran : "-";
+    if (!strcmp(w, rd))
+        snprintf(buf, len, "%s", w);
+    else
+        snprintf(buf, len, "%.63s/%.63s", w, rd);
+}
+
+/* ---- targets ------------------------------------------------------------------ */
+
+struct target {
+    const char *name;
+    int applies; /* the workload is of the target's kind and both rows ran */
+    int met;
+    double wr, rr; /* measured ratios (medians) */
+    double need;
+    int overlap;  /* the round-to-round ranges of the two rows overlap */
+    int bad_data; /* resonio auto failed verification */
+};
+
+static int overlaps(const struct bench_phase *a, const struct bench_phase *b)
+{
+    return a->n && b->n && a->max >= b->min && b->max >= a->min;
+}
+
+/* The three targets of the issue for point p, from its measured rows. */
+static int targets(const struct bench_point *p, struct target t[3])
+{
+    const struct bench_impl_result *a = find_res(p, "auto"), *n = find_res(p, "native"),
+                                   *l = find_res(p, "limit");
+    memset(t, 0, sizeof(struct target) * 3);
+    t[0].name = "auto >= native";
+    t[0].need = 1.0;
+    t[0].applies = a && n;
+    if (t[0].applies) {
+        t[0].wr = ratio(a->w.med, n->w.med);
+        t[0].rr = ratio(a->r.med, n->r.med);
+        t[0].overlap = overlaps(&a->w, &n->w) || overlaps(&a->r, &n->r);
+    }
+    t[1].name = "auto >= 3x native (fine-grained noncontiguous)";
+    t[1].need = 3.0;
+    t[1].applies = a && n && p->fine_grained;
+    if (t[1].applies) {
+        t[1].wr = t[0].wr;
+        t[1].rr = t[0].rr;
+    }
+    t[2].name = "auto >= 80% of limit (large contiguous)";
+    t[2].need = 0.8;
+    t[2].applies = a && l && p->large_contig;
+    if (t[2].applies) {
+        t[2].wr = ratio(a->w.med, l->w.med);
+        t[2].rr = ratio(a->r.med, l->r.med);
+    }
+    for (int i = 0; i < 3; i++) {
+        t[i].bad_data = a && a->errors;
+        t[i].met = t[i].applies && !t[i].bad_data && t[i].wr >= t[i].need && t[i].rr >= t[i].need;
+    }
+    return 3;
+}
+
+static const char *verdict(const struct target *t)
+{
+    if (!t->applies)
+        return "n/a";
+    if (t->bad_data)
+        return "MISSED (data wrong)";
+    return t->met ? "met" : "MISSED";
+}
+
+/* ---- terminal ------------------------------------------------------------------ */
+
+void bench_print_point(FILE *to, const struct bench_point *p)
+{
+    char fr[32], mr[32];
+    bench_fmt_size(fr, sizeof fr, p->fregion);
+    bench_fmt_size(mr, sizeof mr, p->mregion);
+    fprintf(to,
+            "\n== %s %s  (%s)\n   %s\n   %.1f MiB per phase, file %.1f MiB, file pieces %s B, "
+            "memory pieces %s B%s%s; %.1f s\n",
+            p->w->name, p->params, p->w->source, p->shape, mib(p->bytes), mib(p->filesize), fr, mr,
+            p->fine_grained ? "; fine-grained noncontiguous" : "",
+            p->large_contig ? "; large contiguous" : "", p->seconds);
+    fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %7s %-16s %s\n", "impl",
+            "write MiB/s", "read MiB/s", "w/nat", "r/nat", "accessed MiB", "stor ops", "resent MiB",
+            "region KiB", "xchg/stor ms", "copy/B", "RSS MiB", "ran", "verified");
+    const struct bench_impl_result *n = find_res(p, "native");
+    for (int k = 0; k < p->nres; k++) {
+        const struct bench_impl_result *r = &p->res[k];
+        char w[32], rd[32], wn[16], rn[16], acc[80], ops[80], res[80], reg[80], tim[48], cp[16],
+            ran[160];
+        cell_tp(w, sizeof w, &r->w);
+        cell_tp(rd, sizeof rd, &r->r);
+        num(wn, sizeof wn, n ? ratio(r->w.med, n->w.med) : -1, 2);
+        num(rn, sizeof rn, n ? ratio(r->r.med, n->r.med) : -1, 2);
+        cell_pair(acc, sizeof acc, r, 0);
+        cell_pair(ops, sizeof ops, r, 1);
+        cell_pair(res, sizeof res, r, 2);
+        cell_pair(reg, sizeof reg, r, 3);
+        cell_times(tim, sizeof tim, r);
+        cell_copies(cp, sizeof cp, r);
+        cell_ran(ran, sizeof ran, r);
+        char ok[64];
+        if (r->errors)
+            snprintf(ok, sizeof ok, "NO (%lld)", r->errors);
+        else if (r->strays)
+            snprintf(ok, sizeof ok, "yes, %lld B in gaps", r->strays);
+        else
+            snprintf(ok, sizeof ok, "yes");
+        fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %7.0f %-16s %s\n",
+                r->impl->name, w, rd, wn, rn, acc, ops, res, reg, tim, cp, r->rss_mib, ran, ok);
+    }
+    struct target t[3];
+    targets(p, t);
+    for (int i = 0; i < 3; i++)
+        if (t[i].applies)
+            fprintf(to, "   target %-48s write %.2f, read %.2f (need %.2f): %s%s\n", t[i].name,
+                    t[i].wr, t[i].rr, t[i].need, verdict(&t[i]),
+                    i == 0 && t[i].overlap ? " (rounds overlap)" : "");
+}
+
+void bench_print_targets(FILE *to, const struct bench_opts *o)
+{
+    int met = 0, missed = 0;
+    fprintf(to, "\ntargets (resonio auto, medians of this run):\n");
+    for (int i = 0; i < o->npoints; i++) {
+        const struct bench_point *p = &o->points[i];
+        struct target t[3];
+        targets(p, t);
+        for (int j = 0; j < 3; j++) {
+            if (!t[j].applies)
+                continue;
+            met += t[j].met;
+            missed += !t[j].met;
+            fprintf(to, "  %-10s %-44s %-48s w %6.2f r %6.2f  %s\n", p->w->name, p->params,
+                    t[j].name, t[j].wr, t[j].rr, verdict(&t[j]));
+        }
+    }
+    fprintf(to, "  %d met, %d missed\n", met, missed);
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+static FILE *open_out(const char *dir, const char *name, const char *suffix)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, suffix);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "resonio-bench: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static const char csv_header[] =
+    "mpi,nprocs,workload,params,impl,bytes,file_bytes,fine_grained,large_contiguous,rounds,"
+    "write_mibs_median,write_mibs_min,write_mibs_max,read_mibs_median,read_mibs_min,"
+    "read_mibs_max,write_ratio_native,read_ratio_native,"
+    "write_desired,write_accessed,write_storage_ops,write_resent,write_region,"
+    "write_time_exchange,write_time_storage,write_stats_time_storage,write_copies_per_byte,"
+    "write_strategy,"
+    "read_desired,read_accessed,read_storage_ops,read_resent,read_region,"
+    "read_time_exchange,read_time_storage,read_stats_time_storage,read_copies_per_byte,"
+    "read_strategy,rss_mib,verified,errors,stray_bytes";
+
+static void csv_phase(FILE *f, const struct bench_phase *ph)
+{
+    if (ph->have_stats)
+        fprintf(f, ",%lld,%lld", ph->desired, ph->accessed);
+    else
+        fprintf(f, ",,");
+    if (ops_of(ph) >= 0)
+        fprintf(f, ",%lld", ops_of(ph));
+    else
+        fprintf(f, ",");
+    if (ph->have_coll)
+        fprintf(f, ",%lld", ph->resent);
+    else
+        fprintf(f, ",");
+    if (ph->have_stats && ops_of(ph) > 0)
+        fprintf(f, ",%.0f", (double)ph->accessed / (double)ops_of(ph));
+    else
+        fprintf(f, ",");
+    if (ph->have_coll)
+        fprintf(f, ",%.6f,%.6f", ph->time_exchange, ph->time_coll_storage);
+    else
+        fprintf(f, ",,");
+    if (ph->have_stats)
+        fprintf(f, ",%.6f", ph->time_storage);
+    else
+        fprintf(f, ",");
+    double c = copies_per_byte(ph);
+    if (c >= 0)
+        fprintf(f, ",%.4f", c);
+    else
+        fprintf(f, ",");
+    fprintf(f, ",%s", ph->have_coll ? ph->ran : "");
+}
+
+static int write_csv(const struct bench_opts *o, const struct bench_meta *m)
+{
+    FILE *f = open_out(o->out, m->mpi, ".csv");
+    if (!f)
+        return -1;
+    fprintf(f, "%s\n", csv_header);
+    for (int i = 0; i < o->npoints; i++) {
+        const struct bench_point *p = &o->points[i];
+        const struct bench_impl_result *n = find_res(p, "native");
+        for (int k = 0; k < p->nres; k++) {
+            const struct bench_impl_result *r = &p->res[k];
+            fprintf(f, "%s,%d,%s,%s,%s,%lld,%lld,%d,%d,%d", m->mpi, m->nprocs, p->w->name,
+                    p->params, r->impl->name, p->bytes, (long long)p->filesize, p->fine_grained,
+                    p->large_contig, r->w.n);
+            fprintf(f, ",%.2f,%.2f,%.2f,%.2f,%.2f,%.2f", r->w.med, r->w.min, r->w.max, r->r.med,
+                    r->r.min, r->r.max);
+            if (n && n->w.med > 0 && n->r.med > 0)
+                fprintf(f, ",%.4f,%.4f", r->w.med / n->w.med, r->r.med / n->r.med);
+            else
+                fprintf(f, ",,");
+            csv_phase(f, &r->w);
+            csv_phase(f, &r->r);
+            fprintf(f, ",%.1f,%d,%lld,%lld\n", r->rss_mib, r->errors == 0, r->errors, r->strays);
+        }
+    }
+    return fclose(f) ? -1 : 0;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v, int have)
+{
+    if (have)
+        fprintf(f, "%.6g", v);
+    else
+        fprintf(f, "null");
+}
+
+static void json_phase(FILE *f, const struct bench_phase *ph, double native_med)
+{
+    fprintf(f, "{\"mibs_median\": %.6g, \"mibs_min\": %.6g, \"mibs_max\": %.6g, \"mibs\": [",
+            ph->med, ph->min, ph->max);
+    for (int i = 0; i < ph->n; i++)
+        fprintf(f, "%s%.6g", i ? ", " : "", ph->mibs[i]);
+    fprintf(f, "], \"ratio_native\": ");
+    json_num(f, native_med > 0 ? ph->med / native_med : 0, native_med > 0);
+    fprintf(f, ", \"desired\": ");
+    json_num(f, (double)ph->desired, ph->have_stats);
+    fprintf(f, ", \"accessed\": ");
+    json_num(f, (double)ph->accessed, ph->have_stats);
+    fprintf(f, ", \"storage_ops\": ");
+    json_num(f, (double)ops_of(ph), ops_of(ph) >= 0);
+    fprintf(f, ", \"indep_storage_ops\": ");
+    json_num(f, (double)ph->ops, ph->have_stats);
+    fprintf(f, ", \"coll_storage_ops\": ");
+    json_num(f, (double)ph->coll_reqs, ph->have_coll);
+    fprintf(f, ", \"resent\": ");
+    json_num(f, (double)ph->resent, ph->have_coll);
+    fprintf(f, ", \"region\": ");
+    json_num(f, ops_of(ph) > 0 ? (double)ph->accessed / (double)ops_of(ph) : 0,
+             ph->have_stats && ops_of(ph) > 0);
+    fprintf(f, ", \"time_exchange\": ");
+    json_num(f, ph->time_exchange, ph->have_coll);
+    fprintf(f, ", \"time_storage\": ");
+    json_num(f, ph->time_coll_storage, ph->have_coll);
+    fprintf(f, ", \"stats_time_storage\": ");
+    json_num(f, ph->time_storage, ph->have_stats);
+    fprintf(f, ", \"copies_per_byte\": ");
+    json_num(f, copies_per_byte(ph), copies_per_byte(ph) >= 0);
+    fprintf(f, ", \"strategy\": ");
+    if (ph->have_coll)
+        json_str(f, ph->ran);
+    else
+        fprintf(f, "null");
+    fprintf(f, "}");
+}
+
+static int write_json(const struct bench_opts *o, const struct bench_meta *m)
+{
+    FILE *f = open_out(o->out, m->mpi, ".json");
+    if (!f)
+        return -1;
+    fprintf(f, "{\n  \"schema\": \"resonio-bench/1\",\n  \"mpi\": ");
+    json_str(f, m->mpi);
+    fprintf(f, ",\n  \"mpi_version\": ");
+    json_str(f, m->mpi_version);
+    fprintf(f, ",\n  \"nprocs\": %d,\n  \"host\": ", m->nprocs);
+    json_str(f, m->host);
+    fprintf(f, ",\n  \"dir\": ");
+    json_str(f, o->dir);
+    fprintf(f, ",\n  \"fstype\": ");
+    json_str(f, m->fstype);
+    fprintf(f, ",\n  \"started\": ");
+    json_str(f, m->started);
+    fprintf(f,
+            ",\n  \"seconds\": %.1f,\n  \"load_start\": %.2f,\n  \"load_end\": %.2f,"
+            "\n  \"suite\": ",
+            m->seconds, m->load[0], m->load[1]);
+    if (o->suite)
+        json_str(f, o->suite);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\n  \"rounds\": %d,\n  \"sync\": %s,\n  \"points\": [", o->rounds,
+            o->sync ? "true" : "false");
+    for (int i = 0; i < o->npoints; i++) {
+        const struct bench_point *p = &o->points[i];
+        fprintf(f, "%s\n    {\"workload\": ", i ? "," : "");
+        json_str(f, p->w->name);
+        fprintf(f, ", \"source\": ");
+        json_str(f, p->w->source);
+        fprintf(f, ", \"params\": {");
+        int np = 0;
+        for (const struct bench_param *pa = p->w->params; pa->name; pa++, np++) {
+            fprintf(f, "%s", np ? ", " : "");
+            json_str(f, pa->name);
+            fprintf(f, ": %lld", p->v[np]);
+        }
+        fprintf(f, "}, \"label\": ");
+        json_str(f, p->params);
+        fprintf(f, ", \"sweep\": ");
+        if (p->sweep >= 0)
+            json_str(f, p->w->params[p->sweep].name);
+        else
+            fprintf(f, "null");
+        fprintf(f, ", \"shape\": ");
+        json_str(f, p->shape);
+        fprintf(f,
+                ",\n     \"bytes\": %lld, \"file_bytes\": %lld, \"file_region\": %lld, "
+                "\"memory_region\": %lld, \"fine_grained\": %s, \"large_contiguous\": %s, "
+                "\"seconds\": %.2f,\n     \"impls\": [",
+                p->bytes, (long long)p->filesize, p->fregion, p->mregion,
+                p->fine_grained ? "true" : "false", p->large_contig ? "true" : "false", p->seconds);
+        const struct bench_impl_result *n = find_res(p, "native");
+        for (int k = 0; k < p->nres; k++) {
+            const struct bench_impl_result *r = &p->res[k];
+            fprintf(f, "%s\n       {\"impl\": ", k ? "," : "");
+            json_str(f, r->impl->name);
+            fprintf(f,
+                    ", \"verified\": %s, \"errors\": %lld, \"stray_bytes\": %lld, "
+                    "\"rss_mib\": %.1f,\n        \"write\": ",
+                    r->errors ? "false" : "true", r->errors, r->strays, r->rss_mib);
+            json_phase(f, &r->w, n ? n->w.med : 0);
+            fprintf(f, ",\n        \"read\": ");
+            json_phase(f, &r->r, n ? n->r.med : 0);
+            fprintf(f, "}");
+        }
+        fprintf(f, "],\n     \"targets\": [");
+        struct target t[3];
+        targets(p, t);
+        for (int i2 = 0, first = 1; i2 < 3; i2++) {
+            if (!t[i2].applies)
+                continue;
+            fprintf(f, "%s{\"target\": ", first ? "" : ", ");
+            json_str(f, t[i2].name);
+            fprintf(f,
+                    ", \"need\": %.2f, \"write_ratio\": %.4f, \"read_ratio\": %.4f, "
+                    "\"met\": %s}",
+                    t[i2].need, t[i2].wr, t[i2].rr, t[i2].met ? "true" : "false");
+            first = 0;
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+    return fclose(f) ? -1 : 0;
+}
+
+/* ---- plots --------------------------------------------------------------------------- */
+
+/* One figure (PNG and SVG) for the points of specification `spec`:
+ * throughput against the swept parameter, write and read side by side.
+ * Returns 1 if the figure was made, 0 if not (gnuplot missing or failed). */
+static int plot_spec(const struct bench_opts *o, const struct bench_meta *m, int spec, char *name,
+                     size_t namelen)
+{
+    const struct bench_point *pts[BENCH_MAX_SWEEP];
+    int n = 0;
+    for (int i = 0; i < o->npoints && n < BENCH_MAX_SWEEP; i++)
+        if (o->points[i].spec == spec && o->points[i].sweep >= 0)
+            pts[n++] = &o->points[i];
+    if (n < 2)
+        return 0;
+    const struct bench_point *p0 = pts[0];
+    const struct bench_param *sw = &p0->w->params[p0->sweep];
+    snprintf(name, namelen, "%s-%s-%s", m->mpi, p0->w->name, sw->name);
+    FILE *f = open_out(o->out, name, ".gp");
+    if (!f)
+        return 0;
+    fprintf(f, "# throughput of %s against %s (resonio-bench, %s, %d ranks)\n$data << EOD\n",
+            p0->w->name, sw->name, m->mpi, m->nprocs);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%lld", pts[i]->v[p0->sweep]);
+        for (int k = 0; k < p0->nres; k++) {
+            const struct bench_impl_result *r = i < n ? &pts[i]->res[k] : NULL;
+            if (r && r->w.n)
+                fprintf(f, " %.3f %.3f", r->w.med, r->r.med);
+            else
+                fprintf(f, " NaN NaN");
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "EOD\nset xtics (");
+    for (int i = 0; i < n; i++) {
+        char lab[32];
+        if (sw->kind == BP_SIZE)
+            bench_fmt_size(lab, sizeof lab, pts[i]->v[p0->sweep]);
+        else
+            snprintf(lab, sizeof lab, "%lld", pts[i]->v[p0->sweep]);
+        fprintf(f, "%s\"%s\" %lld", i ? ", " : "", lab, pts[i]->v[p0->sweep]);
+    }
+    fprintf(f,
+            ")\nset logscale x 2\nset logscale y 10\nset grid\nset key outside right top\n"
+            "set offsets graph 0.05, graph 0.05, 0, 0\n"
+            "set ylabel 'MiB/s (log scale)'\nset xlabel '%s%s'\n",
+            sw->name, sw->kind == BP_SIZE ? " (bytes)" : "");
+    for (int term = 0; term < 2; term++) {
+        fprintf(f, "set terminal %s size 1400,520%s noenhanced\nset output '%s.%s'\n",
+                term ? "svg" : "pngcairo", term ? " dynamic" : " font ',10'", name,
+                term ? "svg" : "png");
+        fprintf(f, "set multiplot layout 1,2 title '%s (%s): %s, %d ranks'\n", p0->w->name,
+                p0->w->source, m->mpi, m->nprocs);
+        for (int ph = 0; ph < 2; ph++) {
+            fprintf(f, "set title '%s'\nplot ", ph ? "read" : "write");
+            for (int k = 0; k < p0->nres; k++) {
+                const char *nm = p0->res[k].impl->name;
+                char style[64];
+                if (!strcmp(nm, "limit"))
+                    snprintf(style, sizeof style, "lc rgb '#7f7f7f' dt 2 lw 2");
+                else if (!strcmp(nm, "native"))
+                    snprintf(style, sizeof style, "lc rgb 'black' lw 3");
+                else if (!strcmp(nm, "auto"))
+                    snprintf(style, sizeof style, "lc rgb '#d62728' lw 3");
+                else {
+                    static const char *const pal[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
+                                                      "#8c564b", "#e377c2", "#17becf"};
+                    snprintf(style, sizeof style, "lc rgb '%s' pt %d", pal[k % 7], 1 + k % 7);
+                }
+                fprintf(f, "%s$data using 1:%d with linespoints %s title '%s'", k ? ", " : "",
+                        2 + 2 * k + ph, style, nm);
+            }
+            fprintf(f, "\n");
+        }
+        fprintf(f, "unset multiplot\n");
+    }
+    fclose(f);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s.gp' >/dev/null 2>&1", o->out, name);
+    return system(cmd) == 0;
+}
+
+/* ---- markdown ------------------------------------------------------------------------ */
+
+static void md_point(FILE *f, const struct bench_point *p)
+{
+    char fr[32], mr[32];
+    bench_fmt_size(fr, sizeof fr, p->fregion);
+    bench_fmt_size(mr, sizeof mr, p->mregion);
+    fprintf(f,
+            "\n#### %s `%s`\n\n%s (%s). %.1f MiB per phase, file %.1f MiB, file pieces %s B, "
+            "memory pieces %s B%s%s. Took %.1f s.\n\n",
+            p->w->name, p->params, p->shape, p->w->source, mib(p->bytes), mib(p->filesize), fr, mr,
+            p->fine_grained ? "; **fine-grained noncontiguous**" : "",
+            p->large_contig ? "; **large contiguous**" : "", p->seconds);
+    fprintf(f, "| impl | write MiB/s | read MiB/s | w/native | r/native | desired MiB w/r | "
+               "accessed MiB w/r | "
+               "storage ops w/r | resent MiB w/r | region KiB w/r | exchange/storage ms | "
+               "copies/B | RSS MiB | ran | verified |\n");
+    fprintf(f, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+    const struct bench_impl_result *n = find_res(p, "native");
+    for (int k = 0; k < p->nres; k++) {
+        const struct bench_impl_result *r = &p->res[k];
+        char w[32], rd[32], wn[16], rn[16], des[80], acc[80], ops[80], res[80], reg[80], tim[48],
+            cp[16], ran[160];
+        cell_tp(w, sizeof w, &r->w);
+        cell_tp(rd, sizeof rd, &r->r);
+        num(wn, sizeof wn, n ? ratio(r->w.med, n->w.med) : -1, 2);
+        num(rn, sizeof rn, n ? ratio(r->r.med, n->r.med) : -1, 2);
+        cell_pair(des, sizeof des, r, 4);
+        cell_pair(acc, sizeof acc, r, 0);
+        cell_pair(ops, sizeof ops, r, 1);
+        cell_pair(res, sizeof res, r, 2);
+        cell_pair(reg, sizeof reg, r, 3);
+        cell_times(tim, sizeof tim, r);
+        cell_copies(cp, sizeof cp, r);
+        cell_ran(ran, sizeof ran, r);
+        fprintf(f,
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %s |\n",
+                r->impl->name, w, rd, wn, rn, des, acc, ops, res, reg, tim, cp, r->rss_mib, ran,
+                r->errors   ? "**NO**"
+                : r->strays ? "yes, but non-zero bytes in gaps"
+                            : "yes");
+    }
+}
+
+static int write_md(const struct bench_opts *o, const struct bench_meta *m, char plots[][128],
+                    int nplots)
+{
+    FILE *f = open_out(o->out, m->mpi, ".md");
+    if (!f)
+        return -1;
+    fprintf(f, "## %s, %d ranks\n\n", m->mpi, m->nprocs);
+    fprintf(f,
+            "- MPI library: `%s`\n- host `%s`; data files in `%s` (%s)\n- started %s, took "
+            "%.0f s; suite %s; %d timed rounds + 1 probe round per implementation%s\n",
+            m->mpi_version, m->host, o->dir, m->fstype, m->started, m->seconds,
+            o->suite ? o->suite : "(command line)", o->rounds,
+            o->sync ? "; writes synced before close"
+                    : "; writes end at close, without sync (page cache)");
+
+    /* targets */
+    int met = 0, missed = 0;
+    fprintf(f, "\n### Targets\n\nEach row compares the medians of this run (write, read: "
+               "resonio auto / native, or auto / limit); \"rounds overlap\" means the fastest "
+               "and slowest rounds of the two rows overlap, i.e. the difference is within this "
+               "machine's round-to-round spread. The 3x target is listed only for points that "
+               "are fine-grained noncontiguous and the 80%% target only for large contiguous "
+               "ones (see each point's description below).\n\n");
+    fprintf(f, "| workload | params | target | write | read | need | result |\n"
+               "|---|---|---|--:|--:|--:|---|\n");
+    for (int i = 0; i < o->npoints; i++) {
+        struct target t[3];
+        targets(&o->points[i], t);
+        for (int j = 0; j < 3; j++) {
+            if (!t[j].applies)
+                continue;
+            met += t[j].met;
+            missed += !t[j].met;
+            fprintf(f, "| %s | `%s` | %s | %.2f | %.2f | %.2f | %s%s |\n", o->points[i].w->name,
+                    o->points[i].params, t[j].name, t[j].wr, t[j].rr, t[j].need,
+                    t[j].met ? "met" : "**missed**",
+                    j == 0 && t[j].overlap ? " (rounds overlap)" : "");
+        }
+    }
+    fprintf(f, "\n%d target checks met, %d missed.\n", met, missed);
+
+    if (nplots) {
+        fprintf(f, "\n### Plots\n\n");
+        for (int i = 0; i < nplots; i++)
+            fprintf(f,
+                    "![%s](%s.png)\n\n([SVG](%s.svg), [gnuplot script with the data](%s.gp))"
+                    "\n\n",
+                    plots[i], plots[i], plots[i], plots[i]);
+    } else if (o->plots) {
+        fprintf(f, "\n(No plots: no sweep in this run, or gnuplot is missing.)\n");
+    }
+
+    fprintf(f, "\n### Results\n");
+    for (int i = 0; i < o->npoints; i++)
+        md_point(f, &o->points[i]);
+    fprintf(f, "\nCSV: [%s.csv](%s.csv), JSON: [%s.json](%s.json)\n", m->mpi, m->mpi, m->mpi,
+            m->mpi);
+    return fclose(f) ? -1 : 0;
+}
+
+static const char report_head[] =
+    "# resonio-bench report\n\n"
+    "Each workload (parameters from the papers in `shared/seeds`) runs in one process through "
+    "the MPI library's own MPI-IO (`native`: `MPI_File_*`; the benchmark links libresonio, "
+    "not the drop-in library) and through resonio under each collective strategy "
+    "(`resonio_strategy` hint) and `auto`, in alternating rounds. Every round writes a new file "
+    "with collective calls, reads it back, compares every byte read, and checks the file with "
+    "POSIX reads. `limit` writes and reads the same number of bytes to a new file with large "
+    "sequential `pwrite`/`pread` (each rank one contiguous 1/N): the physical reference on "
+    "the same file system.\n\n"
+    "- Throughput: bytes of one phase over all ranks / time of the slowest rank, from a "
+    "barrier to the end of the close (open excluded), median over the timed rounds; ±x% is "
+    "half the spread between the fastest and slowest round. Reads come from the page cache "
+    "(caches are not dropped).\n"
+    "- Round 0 of each implementation is a probe: verified, not timed. It alone calls "
+    "`rio_stats_get` before close and `rio_coll_last` after every call; the I/O "
+    "characteristics (datatype-io.txt Table I) come from it, summed over ranks: bytes "
+    "accessed in storage, storage requests (the collective engine's count from "
+    "`rio_coll_last`, which sees every rank's requests; `rio_stats_get`'s independent "
+    "counters when it fails), resent bytes (moved between ranks), typical "
+    "region (bytes accessed / storage requests), exchange and storage time (slowest rank "
+    "per call, summed), copies per byte (bytes resonio copied in memory / data bytes). `-` "
+    "means not available: native exposes no counters, and a failing `rio_coll_last` "
+    "leaves its columns empty.\n"
+    "- Verified: every byte read back equals what was written, and the file (POSIX reads) "
+    "holds exactly the workload's bytes. \"non-zero bytes in gaps\" means the bytes the "
+    "workload never writes (hpio with region_spacing) did not read back as zero: the "
+    "implementation wrote something there (the data itself was right).\n"
+    "- RSS: peak resident set (ru_maxrss, reset before each round), max over ranks; it "
+    "includes the benchmark's own buffers.\n"
+    "- Targets: resonio `auto` >= native (write and read medians) on every workload; >= 3x "
+    "native on fine-grained noncontiguous workloads (a rank's file pieces smaller than a 4 "
+    "KiB page); >= 80% of `limit` on large contiguous ones (each rank's call one contiguous "
+    "file region of at least 1 MiB from contiguous memory).\n\n";
+
+static int write_report(const struct bench_opts *o)
+{
+    FILE *f = open_out(o->out, "report", ".md");
+    if (!f)
+        return -1;
+    fputs(report_head, f);
+    static const char *const order[] = {"mpich", "openmpi", "mpi"};
+    for (int i = 0; i < 3; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.md", o->out, order[i]);
+        FILE *s = fopen(path, "r");
+        if (!s)
+            continue;
+        char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, s)) > 0)
+            fwrite(buf, 1, n, f);
+        fclose(s);
+        fputc('\n', f);
+    }
+    return fclose(f) ? -1 : 0;
+}
+
+int bench_write_outputs(const struct bench_opts *o, const struct bench_meta *m)
+{
+    int rc = 0;
+    rc |= write_csv(o, m);
+    rc |= write_json(o, m);
+    char plots[64][128];
+    int nplots = 0, nspec = 0;
+    for (int i = 0; i < o->npoints; i++)
+        if (o->points[i].spec + 1 > nspec)
+            nspec = o->points[i].spec + 1;
+    if (o->plots)
+        for (int s = 0; s < nspec && nplots < 64; s++)
+            nplots += plot_spec(o, m, s, plots[nplots], sizeof plots[nplots]);
+    rc |= write_md(o, m, plots, nplots);
+    rc |= write_report(o);
+    return rc ? -1 : 0;
+}

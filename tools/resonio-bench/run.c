@@ -1,0 +1,680 @@
+/*
+ * run.c — running one workload point under every selected implementation.
+ *
+ * Buffers are made once per point and reused by every round, because
+ * first touching new memory is expensive here (5-13 us per 4 KiB page) and
+ * would otherwise be measured: the write buffer (the workload's memory
+ * layout), the read buffer, and for `limit` one contiguous slice of the
+ * same bytes.  Gaps of noncontiguous memory hold a sentinel in both
+ * buffers, so one memcmp checks the data read and that the gaps were left
+ * alone.  The data differ in every round (bench_pattern's salt), so a late
+ * write or a stale cache from an earlier round cannot pass for this one;
+ * the buffers are refilled before each round, outside the timing.
+ *
+ * Rounds alternate between the implementations (A B C ... A B C ...).
+ * Round 0 is a probe: verified like every round, not timed, and the only
+ * one that asks rio_coll_last after every call and rio_stats_get before
+ * close (both would perturb the timing).  Every round writes a new file
+ * (the old one is unlinked first), times the calls and the close from a
+ * barrier (slowest rank), reads it back the same way into the cleared read
+ * buffer, compares, and checks the file with POSIX reads against the
+ * pattern.  `limit` writes and reads the same number of bytes with large
+ * sequential pwrite/pread, each rank one contiguous 1/N of a new file.
+ */
+#include "bench.h"
+
+#include "resonio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SENTINEL 0xA5
+#define CHUNK (16 << 20) /* pwrite/pread size of `limit`, image chunk */
+#define CHECK_CHUNK (4 << 20)
+
+/* ---- the data: a pure function of the file offset ------------------------ */
+
+static inline uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+void bench_pattern(unsigned char *dst, MPI_Offset off, size_t len, unsigned salt)
+{
+    uint64_t s = (uint64_t)salt << 48;
+    size_t i = 0;
+    while (i < len && ((uint64_t)(off + (MPI_Offset)i) & 7)) {
+        uint64_t o = (uint64_t)(off + (MPI_Offset)i);
+        dst[i++] = (unsigned char)(mix((o >> 3) ^ s) >> (8 * (o & 7)));
+    }
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w = mix(((uint64_t)(off + (MPI_Offset)i) >> 3) ^ s);
+        for (int b = 0; b < 8; b++)
+            dst[i + (size_t)b] = (unsigned char)(w >> (8 * b));
+    }
+    for (; i < len; i++) {
+        uint64_t o = (uint64_t)(off + (MPI_Offset)i);
+        dst[i] = (unsigned char)(mix((o >> 3) ^ s) >> (8 * (o & 7)));
+    }
+}
+
+/* The expected file content at [off, off+len): the pattern, zero in holes. */
+static void expected(const struct bench_plan *pl, unsigned char *dst, MPI_Offset off, size_t len,
+                     unsigned salt)
+{
+    bench_pattern(dst, off, len, salt);
+    if (!pl->hole_period)
+        return;
+    for (size_t i = 0; i < len; i++)
+        if ((off + (MPI_Offset)i) % pl->hole_period >= pl->hole_len)
+            dst[i] = 0;
+}
+
+/* ---- per-point state ----------------------------------------------------- */
+
+struct point_ctx {
+    const struct bench_opts *o;
+    struct bench_point *p;
+    struct bench_plan plan;
+    int rank, np;
+    char path[4096];
+    unsigned char *wbuf, *rbuf, *lbuf, *chk[2];
+    long long mine;              /* this rank's bytes per phase */
+    MPI_Offset ftsize_et;        /* filetype size in etypes */
+    MPI_Offset lim_lo, lim_hi;   /* this rank's slice of the limit file */
+    unsigned salt;               /* of the data of the current round */
+    unsigned char *img, *stream; /* fill()'s buffers, kept for the point */
+    size_t imgcap;
+    int streamcap;
+};
+
+/* What the probe round learns about one phase. */
+struct probe {
+    struct rio_stats st;
+    int stats_ok;
+    int coll_ok, coll_calls;
+    long long exchanged, copies, bytes, reqs;
+    double t_exch, t_stor;
+    char ran[64];
+};
+
+/* Where the first wrong byte of a round was seen (printed once per round). */
+static char first_bad[160];
+
+static long long bytes_differ(const unsigned char *a, const unsigned char *b, size_t n,
+                              const char *what, long long base)
+{
+    if (!memcmp(a, b, n))
+        return 0;
+    long long d = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) {
+            if (!d && !first_bad[0])
+                snprintf(first_bad, sizeof first_bad, "first at %s %lld: 0x%02x, expected 0x%02x",
+                         what, base + (long long)i, a[i], b[i]);
+            d++;
+        }
+    return d;
+}
+
+/* Compare [off, off+len) of the open file fd with what it should hold.
+ * Returns the wrong bytes the workload wrote; bytes that differ in the
+ * workload's holes (never written, so they should read as zero) are added
+ * to *stray instead: an implementation may fill them with whatever its
+ * buffers held (read-modify-write past the end of a new file), which does
+ * not change the data but is worth reporting. */
+static long long check_range(struct point_ctx *x, int fd, MPI_Offset off, MPI_Offset len, int limit,
+                             long long *stray)
+{
+    long long bad = 0;
+    const struct bench_plan *pl = &x->plan;
+    for (MPI_Offset at = off; at < off + len; at += CHECK_CHUNK) {
+        size_t n = (size_t)(off + len - at < CHECK_CHUNK ? off + len - at : CHECK_CHUNK);
+        ssize_t got = pread(fd, x->chk[0], n, at);
+        if (got != (ssize_t)n) {
+            if (!first_bad[0])
+                snprintf(first_bad, sizeof first_bad, "file too short at offset %lld",
+                         (long long)at);
+            return bad + (long long)n;
+        }
+        if (limit)
+            bench_pattern(x->chk[1], at, n, x->salt);
+        else
+            expected(pl, x->chk[1], at, n, x->salt);
+        if (!memcmp(x->chk[0], x->chk[1], n))
+            continue;
+        if (limit || !pl->hole_period) {
+            bad += bytes_differ(x->chk[0], x->chk[1], n, "file offset", (long long)at);
+            continue;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (x->chk[0][i] != x->chk[1][i]) {
+                if ((at + (MPI_Offset)i) % pl->hole_period >= pl->hole_len)
+                    (*stray)++;
+                else
+                    bad += bytes_differ(x->chk[0] + i, x->chk[1] + i, 1, "file offset",
+                                        (long long)(at + (MPI_Offset)i));
+            }
+    }
+    return bad;
+}
+
+/* POSIX check of the whole file: size, then each rank its 1/N. */
+static long long check_file(struct point_ctx *x, MPI_Offset size, int limit, long long *stray)
+{
+    long long bad = 0;
+    int fd = open(x->path, O_RDONLY);
+    if (fd < 0)
+        return 1;
+    struct stat sb;
+    if (fstat(fd, &sb) || sb.st_size != size) {
+        bad++;
+        if (!first_bad[0])
+            snprintf(first_bad, sizeof first_bad, "file size %lld, expected %lld",
+                     (long long)sb.st_size, (long long)size);
+    }
+    MPI_Offset lo = size * x->rank / x->np, hi = size * (x->rank + 1) / x->np;
+    bad += check_range(x, fd, lo, hi - lo, limit, stray);
+    close(fd);
+    return bad;
+}
+
+/* Reset the peak RSS so it covers one round (Linux >= 4.0; otherwise the
+ * peak is cumulative, which only overstates). */
+static void rss_reset(void)
+{
+    int fd = open("/proc/self/clear_refs", O_WRONLY);
+    if (fd >= 0) {
+        if (write(fd, "5", 1) != 1) {
+            /* cumulative peak then */
+        }
+        close(fd);
+    }
+}
+
+static double rss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+/* ---- one round of an MPI-IO implementation --------------------------------- */
+
+static void probe_call(const struct bench_io *io, void *fh, struct probe *pr)
+{
+    struct rio_coll_info ci;
+    memset(&ci, 0, sizeof ci);
+    pr->coll_calls++;
+    if (io->coll_last(fh, &ci) != MPI_SUCCESS) {
+        pr->coll_ok = 0;
+        return;
+    }
+    pr->exchanged += ci.exchanged;
+    pr->copies += ci.copies;
+    pr->bytes += ci.bytes;
+    pr->reqs += ci.storage_reqs;
+    pr->t_exch += ci.time_exchange;
+    pr->t_stor += ci.time_storage;
+    ci.strategy[sizeof ci.strategy - 1] = 0;
+    if (ci.strategy[0] && !strstr(pr->ran, ci.strategy)) {
+        size_t n = strlen(pr->ran);
+        snprintf(pr->ran + n, sizeof pr->ran - n, "%s%s", n ? "+" : "", ci.strategy);
+    }
+}
+
+/* One phase: open, view, the calls (timed with the close), stats.
+ * Collective.  Returns the seconds of this rank; errors added to *err. */
+static double phase(struct point_ctx *x, const struct bench_io *io, MPI_Info info, int write,
+                    struct probe *pr, long long *err)
+{
+    const struct bench_plan *pl = &x->plan;
+    void *fh = NULL;
+    int amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
+    int rc = io->open(MPI_COMM_WORLD, x->path, amode, info, &fh), any = 0;
+    int bad = rc != MPI_SUCCESS;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+        (*err)++;
+        if (!bad)
+            io->close(&fh);
+        return 0;
+    }
+    if (!pl->view_per_call &&
+        io->set_view(fh, pl->calls[0].disp, pl->etype, pl->filetype, "native", info) != MPI_SUCCESS)
+        (*err)++;
+    if (pr) {
+        pr->coll_ok = 1;
+        pr->ran[0] = 0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int c = 0; c < pl->ncalls; c++) {
+        const struct bench_call *bc = &pl->calls[c];
+        if (pl->view_per_call &&
+            io->set_view(fh, bc->disp, pl->etype, pl->filetype, "native", info) != MPI_SUCCESS)
+            (*err)++;
+        MPI_Offset off = bc->tile * x->ftsize_et;
+        if (write)
+            rc = io->write_at_all(fh, off, x->wbuf + bc->memoff, bc->count, pl->memtype,
+                                  MPI_STATUS_IGNORE);
+        else
+            rc = io->read_at_all(fh, off, x->rbuf + bc->memoff, bc->count, pl->memtype,
+                                 MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            (*err)++;
+        if (pr && io->coll_last)
+            probe_call(io, fh, pr);
+    }
+    if (write && x->o->sync && io->sync(fh) != MPI_SUCCESS)
+        (*err)++;
+    if (pr && io->stats)
+        pr->stats_ok = io->stats(fh, &pr->st) == MPI_SUCCESS;
+    if (io->close(&fh) != MPI_SUCCESS)
+        (*err)++;
+    return MPI_Wtime() - t0;
+}
+
+static void mpi_round(struct point_ctx *x, const struct bench_impl *im, MPI_Info info,
+                      struct probe *pw, struct probe *pr, double *tw, double *tr, long long *err,
+                      long long *stray)
+{
+    const struct bench_io *io = bench_io_of(im);
+    if (x->rank == 0)
+        unlink(x->path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    *tw = phase(x, io, info, 1, pw, err);
+    memset(x->rbuf, SENTINEL, x->plan.membytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    *tr = phase(x, io, info, 0, pr, err);
+    *err += bytes_differ(x->rbuf, x->wbuf, x->plan.membytes, "read buffer byte", 0);
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank has closed: the file is complete */
+    *err += check_file(x, x->plan.filesize, 0, stray);
+}
+
+/* ---- one round of `limit` --------------------------------------------------- */
+
+static long long rw_all(int fd, unsigned char *buf, MPI_Offset off, MPI_Offset len, int write)
+{
+    for (MPI_Offset done = 0; done < len;) {
+        size_t n = (size_t)(len - done < CHUNK ? len - done : CHUNK);
+        ssize_t k =
+            write ? pwrite(fd, buf + done, n, off + done) : pread(fd, buf + done, n, off + done);
+        if (k <= 0)
+            return 1;
+        done += k;
+    }
+    return 0;
+}
+
+static void limit_round(struct point_ctx *x, double *tw, double *tr, long long *err)
+{
+    MPI_Offset lo = x->lim_lo, len = x->lim_hi - x->lim_lo;
+    bench_pattern(x->lbuf, lo, (size_t)len, x->salt);
+    if (x->rank == 0)
+        unlink(x->path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int fd = open(x->path, O_CREAT | O_WRONLY, 0644);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (fd < 0 || rw_all(fd, x->lbuf, lo, len, 1) || (x->o->sync && fsync(fd)))
+        (*err)++;
+    if (fd >= 0)
+        close(fd);
+    *tw = MPI_Wtime() - t0;
+    memset(x->lbuf, SENTINEL, (size_t)len);
+    MPI_Barrier(MPI_COMM_WORLD);
+    fd = open(x->path, O_RDONLY);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    if (fd < 0 || rw_all(fd, x->lbuf, lo, len, 0))
+        (*err)++;
+    if (fd >= 0)
+        close(fd);
+    *tr = MPI_Wtime() - t0;
+    /* what was read must be the pattern; then lbuf is ready for the next round */
+    long long bad = 0;
+    for (MPI_Offset at = 0; at < len; at += CHECK_CHUNK) {
+        size_t n = (size_t)(len - at < CHECK_CHUNK ? len - at : CHECK_CHUNK);
+        bench_pattern(x->chk[1], lo + at, n, x->salt);
+        bad += bytes_differ(x->lbuf + at, x->chk[1], n, "limit slice byte", (long long)at);
+    }
+    *err += bad;
+    MPI_Barrier(MPI_COMM_WORLD);
+    long long none = 0;
+    *err += check_file(x, (MPI_Offset)x->p->bytes, 1, &none);
+}
+
+/* ---- setup: the write buffer from the pattern ------------------------------- */
+
+/* Pack the file image of call c (this round's data) through the filetype
+ * and unpack it through the memory type into the write buffer.  Local;
+ * 0 or -1. */
+static int fill_call(struct point_ctx *x, const struct bench_call *bc)
+{
+    const struct bench_plan *pl = &x->plan;
+    MPI_Aint lb, ext, tlb, text;
+    MPI_Type_get_extent(pl->filetype, &lb, &ext);
+    MPI_Type_get_true_extent(pl->filetype, &tlb, &text);
+    MPI_Offset per = ext > 0 ? (MPI_Offset)(CHUNK / ext) : 1;
+    if (per < 1)
+        per = 1;
+    int pos = 0;
+    for (MPI_Offset t = 0; t < bc->ntiles; t += per) {
+        MPI_Offset g = bc->ntiles - t < per ? bc->ntiles - t : per;
+        MPI_Offset start = bc->disp + (bc->tile + t) * ext;
+        MPI_Offset lo = start + tlb, hi = start + (g - 1) * ext + tlb + text;
+        size_t need = (size_t)(hi - lo);
+        if (need > x->imgcap) {
+            free(x->img);
+            x->img = malloc(need);
+            x->imgcap = x->img ? need : 0;
+            if (!x->img)
+                return -1;
+        }
+        bench_pattern(x->img, lo, need, x->salt);
+        MPI_Datatype T;
+        int blen = (int)g;
+        MPI_Aint d = (MPI_Aint)(start - lo);
+        if (MPI_Type_create_hindexed(1, &blen, &d, pl->filetype, &T) != MPI_SUCCESS ||
+            MPI_Type_commit(&T) != MPI_SUCCESS)
+            return -1;
+        int rc = MPI_Pack(x->img, 1, T, x->stream, x->streamcap, &pos, MPI_COMM_SELF);
+        MPI_Type_free(&T);
+        if (rc != MPI_SUCCESS)
+            return -1;
+    }
+    int upos = 0;
+    if (MPI_Unpack(x->stream, x->streamcap, &upos, x->wbuf + bc->memoff, bc->count, pl->memtype,
+                   MPI_COMM_SELF) != MPI_SUCCESS ||
+        upos != pos)
+        return -1;
+    return 0;
+}
+
+/* Check the plan, size the buffers and put the sentinel in the write
+ * buffer (data bytes are written by fill, gaps keep the sentinel).  Local;
+ * 0 or -1. */
+static int prepare(struct point_ctx *x)
+{
+    const struct bench_plan *pl = &x->plan;
+    int ftsize, mtsize, esize;
+    MPI_Type_size(pl->filetype, &ftsize);
+    MPI_Type_size(pl->memtype, &mtsize);
+    MPI_Type_size(pl->etype, &esize);
+    x->ftsize_et = ftsize / esize;
+    x->mine = 0;
+    x->streamcap = 0;
+    for (int c = 0; c < pl->ncalls; c++) {
+        const struct bench_call *bc = &pl->calls[c];
+        long long n = (long long)bc->count * mtsize;
+        if (n != bc->ntiles * (long long)ftsize ||
+            (!pl->view_per_call && bc->disp != pl->calls[0].disp))
+            return -1; /* a workload's plan contradicts itself */
+        int ps = 0;
+        MPI_Pack_size(bc->count, pl->memtype, MPI_COMM_SELF, &ps);
+        if (ps > x->streamcap)
+            x->streamcap = ps;
+        x->mine += n;
+    }
+    x->stream = malloc((size_t)x->streamcap + 1);
+    if (!x->stream)
+        return -1;
+    memset(x->wbuf, SENTINEL, pl->membytes);
+    return 0;
+}
+
+/* The write buffer for the data of salt x->salt.  Local; 0 or -1. */
+static int fill(struct point_ctx *x)
+{
+    for (int c = 0; c < x->plan.ncalls; c++)
+        if (x->plan.calls[c].ntiles && fill_call(x, &x->plan.calls[c]))
+            return -1;
+    return 0;
+}
+
+/* ---- results ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void summarize(struct bench_phase *ph)
+{
+    double v[BENCH_MAX_ROUNDS];
+    if (!ph->n)
+        return;
+    memcpy(v, ph->mibs, sizeof(double) * (size_t)ph->n);
+    qsort(v, (size_t)ph->n, sizeof *v, cmp_double);
+    ph->min = v[0];
+    ph->max = v[ph->n - 1];
+    ph->med = ph->n % 2 ? v[ph->n / 2] : 0.5 * (v[ph->n / 2 - 1] + v[ph->n / 2]);
+}
+
+/* Probe results of one phase into ph: stats summed over ranks (rank 0);
+ * desired bytes are what the phase's calls asked for. */
+static void keep_probe(struct point_ctx *x, const struct probe *pr, int write,
+                       struct bench_phase *ph)
+{
+    int ok = pr->stats_ok, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    long long mine[5] = {write ? pr->st.bytes_written : pr->st.bytes_read, pr->st.bytes_accessed,
+                         pr->st.req_contig + pr->st.req_posix + pr->st.req_sieve + pr->st.req_list +
+                             pr->st.req_dtype,
+                         pr->st.regions, 0},
+              sum[5];
+    double t = pr->st.time_storage, tmax = 0;
+    MPI_Reduce(mine, sum, 5, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (x->rank != 0)
+        return;
+    ph->have_stats = all;
+    if (all) {
+        ph->desired = sum[0];
+        ph->accessed = sum[1];
+        ph->ops = sum[2];
+        ph->regions = sum[3];
+        ph->time_storage = tmax;
+    }
+    ph->have_coll = pr->coll_ok && pr->coll_calls > 0;
+    if (ph->have_coll) {
+        ph->resent = pr->exchanged;
+        ph->copies = pr->copies;
+        ph->coll_bytes = pr->bytes;
+        ph->coll_reqs = pr->reqs;
+        ph->time_exchange = pr->t_exch;
+        ph->time_coll_storage = pr->t_stor;
+        snprintf(ph->ran, sizeof ph->ran, "%s", pr->ran);
+    }
+}
+
+/* Whether a progress line that rewrites itself (\r) makes sense on stderr:
+ * under mpiexec stderr is a pipe even when it ends at a terminal, so a
+ * terminal type in the environment counts too. */
+static int live_progress(void)
+{
+    const char *term = getenv("TERM");
+    return isatty(2) || (term && *term && strcmp(term, "dumb") != 0);
+}
+
+/* What starts a message line on stderr: rank 0 first clears its progress line. */
+static const char *line_start(int rank)
+{
+    return rank == 0 && live_progress() ? "\r\033[K" : "";
+}
+
+static void progress(const struct point_ctx *x, int index, int npoints, const char *impl, int round)
+{
+    if (x->rank != 0)
+        return;
+    if (live_progress()) {
+        fprintf(stderr, "\r\033[K[%d/%d] %s %s: %s, %s %d/%d", index + 1, npoints, x->p->w->name,
+                x->p->params, impl, round ? "round" : "probe round", round, x->o->rounds);
+        fflush(stderr);
+    }
+}
+
+long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int index, int npoints)
+{
+    struct point_ctx x;
+    memset(&x, 0, sizeof x);
+    x.o = o;
+    x.p = p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &x.np);
+    double t_start = MPI_Wtime();
+    if (x.rank == 0 && !live_progress())
+        fprintf(stderr, "[%d/%d] %s %s\n", index + 1, npoints, p->w->name, p->params);
+
+    char err[256] = "";
+    int bad = p->w->setup(p->v, x.rank, x.np, &x.plan, err, sizeof err), any = 0;
+    if (!bad) {
+        x.wbuf = malloc(x.plan.membytes ? x.plan.membytes : 1);
+        x.rbuf = malloc(x.plan.membytes ? x.plan.membytes : 1);
+        x.chk[0] = malloc(CHECK_CHUNK);
+        x.chk[1] = malloc(CHECK_CHUNK);
+        bad = !x.wbuf || !x.rbuf || !x.chk[0] || !x.chk[1];
+        if (bad)
+            snprintf(err, sizeof err, "%s: out of memory", p->w->name);
+        else if (prepare(&x)) {
+            bad = 1;
+            snprintf(err, sizeof err, "%s: cannot make the write buffer", p->w->name);
+        }
+    }
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    long long errors = 0;
+    if (any) {
+        if (bad)
+            fprintf(stderr, "%sresonio-bench: rank %d: %s\n", line_start(x.rank), x.rank, err);
+        errors = 1;
+        goto out;
+    }
+    snprintf(p->shape, sizeof p->shape, "%s", x.plan.shape);
+    MPI_Allreduce(&x.mine, &p->bytes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    p->filesize = x.plan.filesize;
+    p->fregion = x.plan.fregion;
+    p->mregion = x.plan.mregion;
+    {
+        long long fmin, fmax;
+        int one;
+        MPI_Allreduce(&x.plan.fregion, &fmin, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&x.plan.fregion, &fmax, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(&x.plan.one_region, &one, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        p->one_region = one;
+        p->fine_grained = !one && fmax < 4096;
+        p->large_contig = one && fmin >= (1 << 20);
+    }
+    snprintf(x.path, sizeof x.path, "%s/resonio-bench.%s.dat", o->dir, p->w->name);
+
+    /* the implementations of this run, and the limit slice if wanted */
+    int ids[16], n = 0;
+    for (int i = 0; i < bench_nimpls; i++)
+        if (o->impl_mask & (1u << i))
+            ids[n++] = i;
+    if (o->impl_mask & (1u << (bench_nimpls - 1))) {
+        x.lim_lo = (MPI_Offset)p->bytes * x.rank / x.np;
+        x.lim_hi = (MPI_Offset)p->bytes * (x.rank + 1) / x.np;
+        x.lbuf = malloc((size_t)(x.lim_hi - x.lim_lo) + 1);
+        bad = !x.lbuf;
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any) {
+            errors = 1;
+            goto out;
+        }
+    }
+    MPI_Info infos[16];
+    p->nres = n;
+    for (int k = 0; k < n; k++) {
+        memset(&p->res[k], 0, sizeof p->res[k]);
+        p->res[k].impl = &bench_impls[ids[k]];
+        infos[k] = MPI_INFO_NULL;
+        if (bench_impls[ids[k]].kind == IMPL_RESONIO) {
+            MPI_Info_create(&infos[k]);
+            MPI_Info_set(infos[k], "resonio_strategy", bench_impls[ids[k]].strategy);
+        }
+    }
+
+    for (int r = 0; r <= o->rounds; r++)
+        for (int k = 0; k < n; k++) {
+            struct bench_impl_result *res = &p->res[k];
+            const struct bench_impl *im = res->impl;
+            struct probe pw, pr;
+            memset(&pw, 0, sizeof pw);
+            memset(&pr, 0, sizeof pr);
+            double tw = 0, tr = 0;
+            long long e = 0, st = 0;
+            progress(&x, index, npoints, im->name, r);
+            /* this round's data: new bytes every round, so nothing left from
+             * an earlier round (a late write, a stale cache) can pass */
+            x.salt = (unsigned)(r * 16 + k + 1);
+            if (im->kind != IMPL_LIMIT && fill(&x))
+                e++;
+            rss_reset();
+            first_bad[0] = 0;
+            if (im->kind == IMPL_LIMIT)
+                limit_round(&x, &tw, &tr, &e);
+            else
+                mpi_round(&x, im, infos[k], r == 0 ? &pw : NULL, r == 0 ? &pr : NULL, &tw, &tr, &e,
+                          &st);
+            double t[2] = {tw, tr}, tmax[2], rss = rss_mib(), rssmax;
+            long long es[2] = {e, st}, esum[2];
+            MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            MPI_Allreduce(es, esum, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(&rss, &rssmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (e)
+                fprintf(stderr, "%sresonio-bench: rank %d: %s %s, %s, round %d: %lld wrong%s%s\n",
+                        line_start(x.rank), x.rank, p->w->name, p->params, im->name, r, e,
+                        first_bad[0] ? "; " : "", first_bad);
+            if (r == 0 && im->kind == IMPL_RESONIO) {
+                keep_probe(&x, &pw, 1, &res->w);
+                keep_probe(&x, &pr, 0, &res->r);
+            }
+            if (st)
+                fprintf(stderr,
+                        "%sresonio-bench: rank %d: %s %s, %s, round %d: %lld bytes of "
+                        "never-written gaps are not zero\n",
+                        line_start(x.rank), x.rank, p->w->name, p->params, im->name, r, st);
+            res->errors += esum[0];
+            res->strays += esum[1];
+            errors += esum[0];
+            if (rssmax > res->rss_mib)
+                res->rss_mib = rssmax;
+            if (r > 0) {
+                double mib = (double)p->bytes / (1 << 20);
+                res->w.mibs[res->w.n++] = tmax[0] > 0 ? mib / tmax[0] : 0;
+                res->r.mibs[res->r.n++] = tmax[1] > 0 ? mib / tmax[1] : 0;
+            }
+        }
+    for (int k = 0; k < n; k++) {
+        summarize(&p->res[k].w);
+        summarize(&p->res[k].r);
+        if (infos[k] != MPI_INFO_NULL)
+            MPI_Info_free(&infos[k]);
+    }
+    if (x.rank == 0) {
+        unlink(x.path);
+        if (live_progress())
+            fprintf(stderr, "\r\033[K");
+    }
+out:
+    p->seconds = MPI_Wtime() - t_start;
+    bench_plan_free(&x.plan);
+    free(x.wbuf);
+    free(x.rbuf);
+    free(x.lbuf);
+    free(x.chk[0]);
+    free(x.chk[1]);
+    free(x.img);
+    free(x.stream);
+    return errors;
+}
