@@ -284,7 +284,7 @@ static void test_args(rio_file *fh)
 
 static void test_null(void)
 {
-    unsigned char b[4];
+    unsigned char b[4] = {0};
     MPI_Status st;
     MPI_Offset o;
     int amode;
