@@ -236,6 +236,8 @@ struct rio_stats {
     long long req_dtype;                   /**< storage requests: datatype I/O batches */
     long long bytes_accessed;              /**< bytes moved to or from storage */
     double time_storage;                   /**< seconds inside storage requests */
+    long long copies;                      /**< bytes copied in memory by independent
+                                                requests (staging of small pieces) */
 };
 /** Copy the calling rank's counters for fh into *out.  Local. */
 int rio_stats_get(rio_file *fh, struct rio_stats *out);

@@ -49,6 +49,8 @@ struct rio_coll_ctx {
     size_t shm_len;          /* bytes of this rank's part */
     char *cbuf;
     size_t cbuf_len;
+    char *pack;              /* the packed memory side of fine-grained requests */
+    size_t pack_len;
     struct rio_store_trace trace;
     /* the last call */
     struct rio_coll_info last;
@@ -200,6 +202,7 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
     free(ctx->node_real);
     free(ctx->node_virt);
     free(ctx->cbuf);
+    free(ctx->pack);
     free(ctx->trace.off);
     free(ctx->trace.len);
     free(ctx->trace.t);
@@ -207,6 +210,53 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
 }
 
 /* ---- 1. the own request as pairs ------------------------------------------------- */
+
+/*
+ * A memory side of tiny pieces (FLASH's 8-byte variables) would make a
+ * pair per piece: a list as long as the data, exchanged and issued piece
+ * by piece.  Such a request is packed first (one tight copy loop over the
+ * type's blocks) and served from the contiguous copy; a read is unpacked
+ * at the end.  The copy is kept for the next call: fresh pages cost more
+ * than the copy.
+ */
+#define PACK_PIECE 512                      /* mean memory piece that is packed */
+#define PACK_MAX ((MPI_Offset)1 << 30)      /* larger requests keep their pairs */
+#define PACK_KEEP ((size_t)64 << 20)        /* larger copies are not kept */
+
+static int pack_wanted(const struct rio_coll_req *q)
+{
+    const struct rio_dtype_info *mi = rio__dtype_info(q->memtype);
+    return q->nbytes > 0 && q->nbytes <= PACK_MAX && !mi->contig && mi->regions > 0 &&
+           mi->size / mi->regions <= PACK_PIECE;
+}
+
+/* Make *out the packed form of q (a write's data copied in): 1 when done,
+ * 0 when q is served as it is (not wanted, or no memory). */
+static int pack_request(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
+                        struct rio_coll_req *out, struct rio_dtype **bytes)
+{
+    if (!pack_wanted(q))
+        return 0;
+    size_t n = (size_t)q->nbytes;
+    if (ctx->pack_len < n) {
+        free(ctx->pack);
+        ctx->pack = rio__malloc(n);
+        ctx->pack_len = ctx->pack ? n : 0;
+        if (!ctx->pack)
+            return 0;
+    }
+    if (rio__dtype_get(MPI_BYTE, bytes))
+        return 0;
+    if (q->write && rio__dtype_pack(q->memtype, q->memcount, q->buf, 0, q->nbytes, ctx->pack)) {
+        rio__dtype_put(*bytes);
+        return 0;
+    }
+    *out = *q;
+    out->buf = ctx->pack;
+    out->memtype = *bytes;
+    out->memcount = q->nbytes;
+    return 1;
+}
 
 static int add_pair(struct rio_coll_call *c, MPI_Count *cap, MPI_Offset foff, MPI_Offset len,
                     char *mem)
@@ -386,10 +436,15 @@ static int own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Off
         .memcount = q->memcount, .filetype = q->filetype, .disp = q->disp,
         .file_start = q->file_start, .nbytes = q->nbytes, .method = m,
     };
+    rio_stats *stats = q->st->stats;
+    long long copies0 = stats ? stats->copies : 0;
     *done = 0;
     if (q->nbytes <= 0)
         return 0;
-    return rio__indep_rw(&r, done);
+    int rc = rio__indep_rw(&r, done);
+    if (stats)
+        c->copies += stats->copies - copies0;
+    return rc;
 }
 
 /*
@@ -589,6 +644,14 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     ctx->trace.dropped = 0;
     req->st->trace = &ctx->trace;
 
+    struct rio_coll_req packed;
+    struct rio_dtype *bytes = NULL;
+    int is_packed = pack_request(ctx, req, &packed, &bytes);
+    if (is_packed) {
+        c.req = &packed;
+        c.copies += req->nbytes; /* packed now, or unpacked at the end */
+    }
+
     int lrc = build_pairs(&c);
     int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
     /* a failed pair list would make this rank's summary wrong: agree first */
@@ -732,6 +795,17 @@ out:
     free(c.pairs);
     free(c.sum);
     free(c.tbytes);
+    if (is_packed) {
+        if (!req->write && *done > 0 &&
+            rio__dtype_unpack(req->memtype, req->memcount, req->buf, 0, *done, ctx->pack) && !rc)
+            rc = RIO_E_NOMEM;
+        rio__dtype_put(bytes);
+        if (ctx->pack_len > PACK_KEEP) {
+            free(ctx->pack);
+            ctx->pack = NULL;
+            ctx->pack_len = 0;
+        }
+    }
     return rc;
 }
 

@@ -73,6 +73,13 @@ int rio__dtype_iter_init(struct rio_dtype_iter *it, const struct rio_dtype *dt, 
  *  comes next).  Returns 1 and sets *off, *len; 0 at the end. */
 int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
                          MPI_Offset *len);
+/** Copy the next len stream bytes (fewer at the end of the stream)
+ *  between the typed buffer (region offsets are relative to it) and the
+ *  contiguous one: to_contig != 0 packs typed into contig, else unpacks.
+ *  Advances the iterator as if those bytes had been handed out; returns
+ *  the bytes copied.  The fast path of pack/unpack and of staging. */
+MPI_Offset rio__dtype_iter_copy(struct rio_dtype_iter *it, char *typed, char *contig,
+                                MPI_Offset len, int to_contig);
 /** Stream bytes handed out so far, counted from byte 0 of the stream. */
 MPI_Offset rio__dtype_iter_pos(const struct rio_dtype_iter *it);
 void rio__dtype_iter_free(struct rio_dtype_iter *it);

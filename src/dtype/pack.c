@@ -1,10 +1,10 @@
 /*
  * pack.c — copying between a typed buffer and a contiguous one.
  *
- * Both directions walk the stream with an iterator limited to the bytes
- * asked for and copy one merged region at a time, so a contiguous type is
- * one memcpy and partial copies (start, len) cost no more than the regions
- * they touch plus one seek.  Region offsets are byte displacements from
+ * Both directions walk the stream with an iterator (rio__dtype_iter_copy,
+ * which copies the blocks of a vector leaf in one tight loop), so a
+ * contiguous type is one memcpy and partial copies (start, len) cost no
+ * more than the regions they touch plus one seek.  Region offsets are byte displacements from
  * buf, which may be negative.
  */
 #include "dtype_int.h"
@@ -35,20 +35,13 @@ static int copy(const struct rio_dtype *dt, MPI_Count count, char *typed, MPI_Of
                 MPI_Offset len, char *contig, int to_contig)
 {
     struct rio_dtype_iter it;
-    MPI_Offset done = 0, off, n;
     int err = check_range(dt, count, start, len);
     if (err || len == 0)
         return err;
     err = rio__dtype_iter_init(&it, dt, count, start);
     if (err)
         return err;
-    while (done < len && rio__dtype_iter_next(&it, len - done, &off, &n)) {
-        if (to_contig)
-            memcpy(contig + done, typed + off, (size_t)n);
-        else
-            memcpy(typed + off, contig + done, (size_t)n);
-        done += n;
-    }
+    rio__dtype_iter_copy(&it, typed, contig, len, to_contig);
     rio__dtype_iter_free(&it);
     return 0;
 }

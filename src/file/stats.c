@@ -24,7 +24,7 @@ void rio__stats_report(rio_file *fh)
     const rio_stats *s = &fh->stats;
     long long mine[] = {s->calls_read,  s->calls_write, s->bytes_read, s->bytes_written,
                         s->regions,     s->req_contig,  s->req_posix,  s->req_sieve,
-                        s->req_list,    s->req_dtype,   s->bytes_accessed};
+                        s->req_list,    s->req_dtype,   s->bytes_accessed, s->copies};
     enum { N = sizeof mine / sizeof mine[0] };
     long long sum[N];
     double tmax = 0;
@@ -38,9 +38,10 @@ void rio__stats_report(rio_file *fh)
             "  bytes        read %lld, written %lld, accessed in storage %lld\n"
             "  regions      %lld\n"
             "  storage requests  contig %lld, posix %lld, sieve %lld, list %lld, dtype %lld\n"
+            "  staged copies     %lld bytes\n"
             "  time in storage   %.6f s (slowest rank)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[10], sum[4], sum[5],
-            sum[6], sum[7], sum[8], sum[9], tmax);
+            sum[6], sum[7], sum[8], sum[9], sum[11], tmax);
     rio__coll_report(fh->coll, fh->filename);
 }
 
