@@ -298,6 +298,10 @@ struct rio_select_info {
     long long exam_calls;        /**< of those, calls spent examining */
     int reexams;                 /**< re-examinations so far */
     char causes[RIO_SELECT_MAX_CAUSES][96]; /**< the last re-examinations' causes */
+    double select_time;          /**< seconds this rank spent selecting (recording the last
+                                      call's throughput, examining, choosing) over all calls */
+    double select_time_chosen;   /**< of those, seconds in calls made once a strategy was
+                                      chosen (calls - exam_calls of them): the steady cost */
 };
 /** Number of signatures the selector holds for fh.  Local. */
 int rio_select_count(rio_file *fh, int *count);

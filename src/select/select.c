@@ -169,6 +169,7 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
     s->pending = 1;
     s->pend_entry = (int)(e - s->e);
     s->pend_cand = k;
+    s->pend_chosen = !e->examining;
     return e->cand[k];
 }
 
@@ -222,6 +223,16 @@ void rio__select_record(struct rio_select *s, double tput)
     }
 }
 
+void rio__select_charge(struct rio_select *s, double seconds)
+{
+    if (!s->pending)
+        return;
+    struct sel_entry *e = &s->e[s->pend_entry];
+    e->time += seconds;
+    if (s->pend_chosen)
+        e->time_chosen += seconds;
+}
+
 int rio__select_count(const struct rio_select *s)
 {
     return s ? s->n : 0;
@@ -253,6 +264,8 @@ int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *o
     out->calls = e->calls;
     out->exam_calls = e->exam_calls;
     out->reexams = e->reexams;
+    out->select_time = e->time;
+    out->select_time_chosen = e->time_chosen;
     int nc = RIO_MIN(e->reexams, RIO_SELECT_MAX_CAUSES);
     for (int j = 0; j < nc; j++) /* oldest first */
         memcpy(out->causes[j],
@@ -271,8 +284,9 @@ void rio__select_report(const struct rio_select *s, FILE *to)
         for (int k = 0; k < in.ncand; k++)
             fprintf(to, "    %-13s %10.1f MB/s over %d calls\n", in.cand[k], in.tput[k] / 1e6,
                     in.tput_calls[k]);
-        fprintf(to, "    %lld calls, %lld examining, %d re-examinations\n", in.calls,
-                in.exam_calls, in.reexams);
+        fprintf(to, "    %lld calls, %lld examining, %d re-examinations; selecting took %.1f us per call\n",
+                in.calls, in.exam_calls, in.reexams,
+                in.calls ? in.select_time * 1e6 / (double)in.calls : 0.0);
         for (int j = 0; j < RIO_MIN(in.reexams, RIO_SELECT_MAX_CAUSES); j++)
             fprintf(to, "    re-examined: %s\n", in.causes[j]);
     }

@@ -58,6 +58,9 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
  * deviations, and (rank 0) saves the profile when a decision changes.
  */
 void rio__select_record(struct rio_select *s, double throughput);
+/** Add seconds spent selecting to the signature of the call just chosen
+ *  for (its select_time).  Local. */
+void rio__select_charge(struct rio_select *s, double seconds);
 
 int rio__select_count(const struct rio_select *s);
 int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *out);

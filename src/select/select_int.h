@@ -23,6 +23,7 @@ struct sel_entry {
     long long calls, exam_calls;
     int reexams;
     char causes[RIO_SELECT_MAX_CAUSES][96];
+    double time, time_chosen;         /* seconds spent selecting (rio__select_charge) */
 };
 
 /* A decision read from (or to be written to) a profile. */
@@ -44,6 +45,7 @@ struct rio_select {
     int n;
     unsigned evict;
     int pending, pend_entry, pend_cand;
+    int pend_chosen;                  /* the pending call ran the chosen strategy */
     char *profile_path;
     struct prof_entry *prof;          /* loaded from the profile */
     int nprof;
