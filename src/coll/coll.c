@@ -43,6 +43,9 @@ struct rio_coll_ctx {
     int *node_real;          /* node of each rank by shared memory */
     int nnodes_real;
     int *node_virt;          /* scratch for virtual nodes */
+    char *names;             /* processor name of each rank (RIO_COLL_NAME_LEN apart),
+                                gathered at the first call whose cb_config_list names
+                                a host */
     MPI_Comm node_comm;      /* ranks sharing memory with this one */
     int *node_rank;          /* rank in node_comm of each rank, -1 off this node */
     MPI_Win shm_win;         /* round buffers in node-shared memory (resonio_shm) */
@@ -201,6 +204,7 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
     free(ctx->node_rank);
     free(ctx->node_real);
     free(ctx->node_virt);
+    free(ctx->names);
     free(ctx->cbuf);
     free(ctx->pack);
     free(ctx->trace.off);
@@ -600,6 +604,37 @@ static const char *choose(const struct rio_coll_req *q, char *reason, size_t n)
     return "auto";
 }
 
+/*
+ * The processor names of all ranks, which a cb_config_list that names a
+ * host is matched against; gathered once per file, and only for such a
+ * list, so other files pay nothing.  Collective: the hint has the same
+ * value on every rank, as ROMIO requires of it.  On failure the names stay
+ * unknown (no rank matches a host; the list is then ignored).
+ */
+static void gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h)
+{
+    int names_host = 0;
+    if (ctx->names || !h->cb_config_list ||
+        rio__coll_config_list_check(h->cb_config_list, &names_host) || !names_host)
+        return;
+    size_t P = (size_t)ctx->nprocs;
+    char mine[RIO_COLL_NAME_LEN];
+    int len = 0, ok, all = 0;
+    memset(mine, 0, sizeof mine);
+    MPI_Get_processor_name(mine, &len);
+    mine[RIO_COLL_NAME_LEN - 1] = '\0';
+    char *names = rio__malloc(P * RIO_COLL_NAME_LEN);
+    ok = names != NULL;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (!all) {
+        free(names);
+        return;
+    }
+    MPI_Allgather(mine, RIO_COLL_NAME_LEN, MPI_CHAR, names, RIO_COLL_NAME_LEN, MPI_CHAR,
+                  ctx->comm);
+    ctx->names = names;
+}
+
 int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
 {
     struct rio_coll_call c;
@@ -625,6 +660,8 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         c.node_of = ctx->node_real;
         c.nnodes = ctx->nnodes_real;
     }
+    gather_names(ctx, req->hints);
+    c.names = ctx->names;
 
     const struct rio_coll_strategy *s = rio__coll_strategy_find("two_phase");
     double t_start = rio__now();
@@ -665,6 +702,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     if (rc)
         goto out;
     /* the previous selected call's throughput arrived with the summary */
+    double t_sel = rio__now();
     if (ctx->sel && c.prev_tmax > 0)
         rio__select_record(ctx->sel, (double)ctx->prev_bytes / c.prev_tmax);
     ctx->prev_time = 0;
@@ -694,6 +732,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         };
         name = rio__select_choose(ctx->sel, &sig, cands, ncand, reason, sizeof reason);
         selected = 1;
+        rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
     s = rio__coll_strategy_find(name);
     if (!s) {

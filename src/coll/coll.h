@@ -48,6 +48,11 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx);
  */
 int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done);
 
+/** Is list a well-formed cb_config_list (comma-separated name[:N] entries,
+ *  name a processor name or '*', N a count or '*')?  Returns 0 if so, with
+ *  *names_host 1 when some entry names a host, or -1.  Local. */
+int rio__coll_config_list_check(const char *list, int *names_host);
+
 /** What the last call did, gathered over all ranks.  Collective. */
 int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out);
 

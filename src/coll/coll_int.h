@@ -32,6 +32,8 @@
 
 #include <stdio.h>
 
+#define RIO_COLL_NAME_LEN MPI_MAX_PROCESSOR_NAME
+
 /* A run of this rank's request, contiguous in the file and in memory. */
 struct rio_coll_pair {
     MPI_Offset foff, len;
@@ -99,6 +101,8 @@ struct rio_coll_call {
     int summary_skipped;          /* same_io_size + contiguous_data: computed, not exchanged */
     const int *node_of;           /* node index of each rank */
     int nnodes;
+    const char *names;            /* processor name of each rank, RIO_COLL_NAME_LEN bytes
+                                     apart; NULL unless cb_config_list names a host */
     double prev_tmax;             /* slowest rank's time in the previous selected call */
     /* measurements */
     long long exchanged, copies;
@@ -115,10 +119,14 @@ struct rio_coll_strategy {
 
 /* ---- strategy.c --------------------------------------------------------- */
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);
-/** Ranks that aggregate by ROMIO's rules: cb_config_list, then cb_nodes
- *  (default one per node), lowest ranks of each node first.  Returns the
- *  count; *out is rio__malloc'ed. */
-int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out);
+/** Ranks that aggregate by ROMIO's rules.  With cb_config_list: its
+ *  entries in order over the nodes, at most cb_nodes, in the order taken
+ *  (strategy.c); a list that names no aggregator is ignored and note (len
+ *  bytes, may be NULL) says so, otherwise note is left alone.  Without:
+ *  cb_nodes ranks spread over the nodes, or the lowest rank of each node,
+ *  in rank order.  Returns the count (>= 1) or RIO_E_NOMEM; *out is
+ *  rio__malloc'ed. */
+int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, size_t len);
 /** Allocate naggs aggregators and domains in p.  Errors: RIO_E_NOMEM. */
 int rio__coll_plan_alloc(struct rio_coll_plan *p, int naggs);
 void rio__coll_plan_free(struct rio_coll_plan *p);

@@ -110,66 +110,188 @@ int rio__coll_dom_targets(struct rio_coll_domain *d, const int *targets, int n, 
 
 /* ---- ROMIO's aggregator choice --------------------------------------------------------- */
 
-/* Aggregators per node from cb_config_list ("*:N", "*:*"; entries are
- * comma-separated and the first one applies), -1 for every rank. */
-static int per_node_from_list(const char *list)
+/*
+ * cb_config_list, as ROMIO reads it: comma-separated entries name[:N];
+ * name is a processor name (MPI_Get_processor_name) or '*' for any host;
+ * N is the most aggregators taken on a matching host, '*' all of its
+ * processes, 1 when absent.  Entries apply in order and a host belongs to
+ * the first entry that matches it, so "ion7:2,*:1" gives ion7 two
+ * aggregators and every other host one.  resonio's hosts are its nodes:
+ * the shared-memory nodes, or the virtual nodes of resonio_ranks_per_node,
+ * whose name is that of their lowest rank; several virtual nodes on one
+ * machine therefore share a name and an entry naming the machine matches
+ * each of them.
+ */
+struct list_entry {
+    const char *name; /* NULL: '*' */
+    size_t len;
+    int max;          /* -1: '*' */
+};
+
+/* The entry at *p: 1 and *p past it (and its comma), 0 at the end, -1
+ * when malformed: an empty entry or name, '*' followed by other
+ * characters, a count that is not '*' or a decimal number. */
+static int next_entry(const char **p, struct list_entry *e)
 {
-    if (!list)
-        return 1;
-    const char *colon = strchr(list, ':');
-    if (!colon)
-        return 1;
-    if (colon[1] == '*')
+    const char *s = *p;
+    if (!*s)
+        return 0;
+    size_t n = strcspn(s, ":,");
+    if (n == 0)
         return -1;
-    int n = atoi(colon + 1);
-    return n > 0 ? n : 1;
+    e->name = (n == 1 && s[0] == '*') ? NULL : s;
+    e->len = n;
+    if (e->name && memchr(s, '*', n) == s)
+        return -1; /* '*' must stand alone, as in ROMIO */
+    s += n;
+    e->max = 1;
+    if (*s == ':') {
+        s++;
+        size_t m = strcspn(s, ",");
+        if (m == 1 && s[0] == '*') {
+            e->max = -1;
+        } else {
+            if (m == 0 || m > 9)
+                return -1;
+            e->max = 0;
+            for (size_t k = 0; k < m; k++) {
+                if (s[k] < '0' || s[k] > '9')
+                    return -1;
+                e->max = e->max * 10 + (s[k] - '0');
+            }
+        }
+        s += m;
+    }
+    if (*s == ',') {
+        s++;
+        if (!*s)
+            return -1; /* a trailing comma leaves an empty entry */
+    }
+    *p = s;
+    return 1;
 }
 
-int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out)
+int rio__coll_config_list_check(const char *list, int *names_host)
+{
+    struct list_entry e;
+    const char *p = list;
+    int rc;
+    *names_host = 0;
+    if (!list || !*list)
+        return -1;
+    while ((rc = next_entry(&p, &e)) > 0)
+        if (e.name)
+            *names_host = 1;
+    return rc;
+}
+
+/* Insertion sort: a few hundred aggregators at most. */
+static void sort_ints(int *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            int t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+}
+
+/* Aggregators by the list (ROMIO's ADIOI_cb_config_list_parse over nodes),
+ * at most cap, in the order the entries take them; scratch holds 2 ints a
+ * node.  Returns the count. */
+static int from_list(const struct rio_coll_call *c, const char *list, int cap, int *aggs,
+                     int *scratch)
+{
+    int P = c->nprocs, n = 0, rc;
+    struct list_entry e;
+    if (!strcmp(list, "*:*")) { /* ROMIO: the first cb_nodes ranks */
+        for (n = 0; n < cap; n++)
+            aggs[n] = n;
+        return n;
+    }
+    int *taken_node = scratch, *first_of = scratch + c->nnodes; /* lowest rank of each node */
+    for (int node = 0; node < c->nnodes; node++)
+        taken_node[node] = 0, first_of[node] = -1;
+    for (int i = P - 1; i >= 0; i--)
+        if (c->node_of[i] >= 0 && c->node_of[i] < c->nnodes)
+            first_of[c->node_of[i]] = i;
+    const char *p = list;
+    while (n < cap && (rc = next_entry(&p, &e)) > 0) {
+        int max = e.max < 0 ? cap : e.max;
+        for (int node = 0; node < c->nnodes && n < cap; node++) {
+            if (taken_node[node])
+                continue;
+            int first = first_of[node];
+            if (first < 0)
+                continue;
+            if (e.name) {
+                const char *nm = c->names ? c->names + (size_t)first * RIO_COLL_NAME_LEN : "";
+                if (strlen(nm) != e.len || strncmp(nm, e.name, e.len))
+                    continue;
+            }
+            taken_node[node] = 1;
+            for (int i = first, k = 0; i < P && k < max && n < cap; i++)
+                if (c->node_of[i] == node) {
+                    aggs[n++] = i;
+                    k++;
+                }
+        }
+    }
+    return n;
+}
+
+int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, size_t len)
 {
     const struct rio_hints *h = c->req->hints;
-    int P = c->nprocs, per = per_node_from_list(h->cb_config_list);
-    int *used = rio__calloc((size_t)P, sizeof *used);
+    int P = c->nprocs;
     int *aggs = rio__malloc(sizeof *aggs * (size_t)P);
-    int n = 0;
+    int *taken = rio__calloc(2 * (size_t)(c->nnodes > 0 ? c->nnodes : 1), sizeof *taken);
+    int n = 0, names_host = 0;
     *out = NULL;
-    if (!used || !aggs) {
-        free(used);
+    if (!aggs || !taken) {
         free(aggs);
+        free(taken);
         return RIO_E_NOMEM;
     }
-    int want = h->cb_nodes > 0 ? RIO_MIN(h->cb_nodes, P) : -1;
-    /* take the k-th lowest rank of every node, k = 0, 1, ... until enough */
+    int cap = h->cb_nodes > 0 ? RIO_MIN(h->cb_nodes, P) : P;
+    if (h->cb_config_list && !rio__coll_config_list_check(h->cb_config_list, &names_host)) {
+        n = from_list(c, h->cb_config_list, cap, aggs, taken);
+        if (n > 0) {
+            free(taken);
+            *out = aggs;
+            return n;
+        }
+        /* ROMIO fails the open ("No aggregators match"); resonio ignores
+         * the list, as it ignores a hint it cannot honour, and says so */
+        if (note && len)
+            snprintf(note, len, "cb_config_list=%.100s names no aggregator: ignored",
+                     h->cb_config_list);
+    }
+    free(taken);
+    /* Without a list: cb_nodes aggregators when given, taking the k-th
+     * lowest rank of every node for k = 0, 1, ... (spread over nodes),
+     * else the lowest rank of each node; listed in rank order. */
+    int want = h->cb_nodes > 0 ? cap : -1;
     for (int k = 0; n < P; k++) {
         int took = 0;
         for (int node = 0; node < c->nnodes && n < P; node++) {
-            if (per >= 0 && k >= per && want < 0)
-                continue;
+            if (want >= 0 && n >= want)
+                break;
             int seen = 0;
             for (int i = 0; i < P; i++) {
                 if (c->node_of[i] != node)
                     continue;
                 if (seen++ == k) {
-                    if (want >= 0 && n >= want)
-                        break;
                     aggs[n++] = i;
-                    used[i] = 1;
                     took = 1;
                     break;
                 }
             }
         }
-        if (!took || (want >= 0 && n >= want) || (want < 0 && per >= 0 && k + 1 >= per))
+        if (!took || want < 0 || n >= want)
             break;
     }
-    free(used);
-    /* ROMIO lists aggregators in rank order */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && aggs[j - 1] > aggs[j]; j--) {
-            int t = aggs[j];
-            aggs[j] = aggs[j - 1];
-            aggs[j - 1] = t;
-        }
+    sort_ints(aggs, n);
     *out = aggs;
     return n;
 }

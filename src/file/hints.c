@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum kind { K_SIZE, K_INT, K_TRI, K_BOOL, K_STR, K_PERM, K_METHOD };
+enum kind { K_SIZE, K_INT, K_TRI, K_BOOL, K_STR, K_PERM, K_METHOD, K_CBLIST };
 
 struct key {
     const char *name;
@@ -44,7 +44,7 @@ static const struct key keys[] = {
     {"romio_no_indep_rw", K_BOOL, F(no_indep_rw), 1},
     {"direct_read", K_TRI, F(direct_read), 1},
     {"direct_write", K_TRI, F(direct_write), 1},
-    {"cb_config_list", K_STR, F(cb_config_list), 0},
+    {"cb_config_list", K_CBLIST, F(cb_config_list), 0},
     {"access_style", K_STR, F(access_style), 0},
     {"resonio_indep_method", K_METHOD, F(indep_method), 0},
     {"resonio_strategy", K_STR, F(strategy), 0},
@@ -82,7 +82,7 @@ void rio__hints_defaults(struct rio_hints *h)
 void rio__hints_free(struct rio_hints *h)
 {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i].kind == K_STR) {
+        if (keys[i].kind == K_STR || keys[i].kind == K_CBLIST) {
             char **p = (char **)((char *)h + keys[i].off);
             free(*p);
             *p = NULL;
@@ -166,6 +166,12 @@ static int set_key(struct rio_hints *h, const struct key *k, const char *val)
                 return 0;
             }
         return -1;
+    case K_CBLIST: { /* name[:N],...: checked here so that a bad list is ignored whole */
+        int names_host;
+        if (rio__coll_config_list_check(val, &names_host))
+            return -1;
+    }
+    /* fall through */
     case K_STR: {
         char *d = rio__strdup(val);
         if (!d)
@@ -271,6 +277,7 @@ int rio__hints_to_info(const struct rio_hints *h, MPI_Info *out)
             v = method_names[*(const enum rio_indep_method *)p];
             break;
         case K_STR:
+        case K_CBLIST:
             v = *(char *const *)p;
             if (!v)
                 continue;

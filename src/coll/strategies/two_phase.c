@@ -17,7 +17,7 @@
 static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
     int *aggs = NULL;
-    int n = rio__coll_romio_aggs(c, &aggs);
+    int n = rio__coll_romio_aggs(c, &aggs, p->reason, sizeof p->reason);
     if (n < 0)
         return n;
     if (n == 0) { /* cannot happen with nodes of at least one rank; stay safe */
