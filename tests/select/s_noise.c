@@ -3,14 +3,17 @@
  *
  * Candidates two_phase and independent, 3 calls each, the pattern of
  * stest.h with 3 regions per rank, delay req=250000,jitter=5 and
- * resonio_select_threshold=0.15 (the default, set to say what is tested).
+ * resonio_select_threshold=0.3: twice the default, because this machine's
+ * own noise alone has reached 16 % of a call when other builds ran beside
+ * the test, and the test is about the library keeping its choice under
+ * noise below the threshold, not about the machine's quietness.
  * two_phase makes 2 requests of 250 ms +- 5 % per call on rank 0 (500 ms,
  * plus an exchange of 10 to 150 ms on this loaded machine), independent 3
  * per rank (>= 750 ms): two_phase is chosen when call 7 starts.  A call
  * then differs from the examined mean of 3 calls by the jitter (at most
  * 10 %; 4 % with the driver's fixed sequence) and by the machine's noise
- * (measured up to 50-60 ms per call under a load average of 8, i.e. about
- * 10 % of 500 ms), below the threshold, so the 30 calls after the decision
+ * (measured up to 50-80 ms per call under load, 10-16 % of 500 ms), below
+ * the threshold, so the 30 calls after the decision
  * must make no re-examination: after each of them the choice, exam_calls
  * (6) and reexams (0) are unchanged and the call ran the choice.  Few long
  * delays, not many short ones: every wake-up and every exchange on a
@@ -33,7 +36,7 @@ int main(int argc, char **argv)
     const int N = 3, C = 2;
     struct st_file f;
     MPI_Info info = rt_info("resonio_select_candidates", "two_phase,independent",
-                            "resonio_select_threshold", "0.15", "resonio_delay",
+                            "resonio_select_threshold", "0.3", "resonio_delay",
                             "req=250000,jitter=5", (char *)NULL);
     if (st_open(&f, "noise", info)) {
         struct rio_select_info si;
@@ -95,14 +98,14 @@ int main(int argc, char **argv)
                 "largest deviation %.1f %% (call %d)",
                 chosen, mean > 0 ? 1e3 / mean : 0.0, C * N + 1, last, lo * 1e3, hi * 1e3,
                 worst * 100, at);
-        if (trigger && tdev > 0.15)
+        if (trigger && tdev > 0.3)
             rt_note("diagnosis: this machine's own noise moved call %d (%.0f ms) by %.1f %%, more "
-                    "than the 15 %% threshold, and the library re-examined as the contract says: "
-                    "the test's premise (noise well below 15 %%) did not hold on this run",
+                    "than the 30 %% threshold, and the library re-examined as the contract says: "
+                    "the test's premise (noise well below 30 %%) did not hold on this run",
                     trigger, tm[trigger - 1] * 1e3, tdev * 100);
         else if (trigger)
             rt_note("diagnosis: call %d started a re-examination although it deviated by %.1f %% "
-                    "by the test's clock (threshold 15 %%): look at the library",
+                    "by the test's clock (threshold 30 %%): look at the library",
                     trigger, tdev * 100);
         CHECK(si.calls == C * N + 1 + AFTER, "calls %lld, expected %d", si.calls,
               C * N + 1 + AFTER);
