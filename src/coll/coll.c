@@ -635,6 +635,28 @@ static void gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h)
     ctx->names = names;
 }
 
+/* Put first among the candidates the one the fixed rules of "auto" would
+ * pick (strategy.c): a program with few calls then spends its first
+ * calls on the likely winner, and the examination prunes the others
+ * against it.  The rest keep their order. */
+static void first_candidate(const struct rio_coll_call *c, const char **cands, int n)
+{
+    int single = 1;
+    for (int i = 0; i < c->nprocs; i++)
+        if (c->sum[i].bytes > 0 && c->sum[i].regions > 1)
+            single = 0;
+    const char *want = c->nonoverlap && single                      ? "independent"
+                       : c->layout.known && c->layout.count > 1 ? "resonant"
+                                                                : "two_phase";
+    for (int k = 1; k < n; k++)
+        if (!strcmp(cands[k], want)) {
+            const char *w = cands[k];
+            memmove(cands + 1, cands, sizeof *cands * (size_t)k);
+            cands[0] = w;
+            return;
+        }
+}
+
 int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
 {
     struct rio_coll_call c;
@@ -723,6 +745,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
                 continue; /* collective buffering was asked for */
             cands[ncand++] = order[k];
         }
+        first_candidate(&c, cands, ncand);
         MPI_Offset regions = 0;
         for (int i = 0; i < c.nprocs; i++)
             regions += c.sum[i].regions;
@@ -777,7 +800,9 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         }
         break;
     case RIO_COLL_DIRECT:
-        rc = own_request(&c, RIO_INDEP_DTYPE, done);
+        /* writes: the dataloop straight to storage; reads may sieve (a
+         * read of every second int is one window, not a call per int) */
+        rc = own_request(&c, req->write ? RIO_INDEP_DTYPE : RIO_INDEP_AUTO, done);
         break;
     case RIO_COLL_INDEP:
         rc = own_request(&c, RIO_INDEP_AUTO, done);

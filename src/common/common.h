@@ -127,6 +127,7 @@ struct rio_hints {
     /* adaptive selection */
     int select_calls;               /* resonio_select_calls: calls per candidate (3) */
     char *select_threshold;         /* resonio_select_threshold (0.15), owned */
+    char *select_prune;             /* resonio_select_prune (0.5; 0 off), owned */
     char *select_candidates;        /* resonio_select_candidates: comma list, owned */
     char *profile;                  /* resonio_profile: path, owned */
     char *delay;                    /* resonio_delay: the delay driver's spec, owned */

@@ -59,6 +59,7 @@ static const struct key keys[] = {
     {"resonio_shm", K_TRI, F(shm), 0},
     {"resonio_select_calls", K_INT, F(select_calls), 0},
     {"resonio_select_threshold", K_STR, F(select_threshold), 0},
+    {"resonio_select_prune", K_STR, F(select_prune), 0},
     {"resonio_select_candidates", K_STR, F(select_candidates), 0},
     {"resonio_profile", K_STR, F(profile), 1},
     {"resonio_delay", K_STR, F(delay), 0},

@@ -40,6 +40,15 @@ void rio__select_configure(struct rio_select *s, const struct rio_hints *h)
             fprintf(stderr, "resonio: ignoring resonio_select_threshold=%s\n",
                     h->select_threshold);
     }
+    s->prune = 0.5;
+    if (h->select_prune) {
+        char *end;
+        double t = strtod(h->select_prune, &end);
+        if (end != h->select_prune && !*end && t >= 0 && t <= 1)
+            s->prune = t;
+        else if (verbose() && s->rank == 0 && !s->warned_prune++)
+            fprintf(stderr, "resonio: ignoring resonio_select_prune=%s\n", h->select_prune);
+    }
     snprintf(s->filter, sizeof s->filter, "%s", h->select_candidates ? h->select_candidates : "");
 }
 
@@ -111,10 +120,23 @@ static void start_exam(struct sel_entry *e)
 {
     e->examining = 1;
     e->exam_pos = 0;
+    e->cur = 0;
+    e->cur_calls = 0;
     e->chosen = -1;
     for (int k = 0; k < RIO_SELECT_MAX_CAND; k++) {
         e->sum[k] = 0;
         e->n[k] = 0;
+        e->pruned[k] = 0;
+    }
+}
+
+/* Move the examination to the next candidate, if there is one (else the
+ * last keeps running until its results are in). */
+static void next_candidate(struct sel_entry *e)
+{
+    if (e->cur + 1 < e->ncand) {
+        e->cur++;
+        e->cur_calls = 0;
     }
 }
 
@@ -154,9 +176,9 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
     int k;
     e->calls++;
     if (e->examining) {
-        k = (int)(e->exam_pos / s->calls_per);
-        if (k >= e->ncand) /* waiting for the last result: keep the last candidate */
-            k = e->ncand - 1;
+        k = e->cur;
+        if (++e->cur_calls >= s->calls_per)
+            next_candidate(e);
         e->exam_pos++;
         e->exam_calls++;
         snprintf(reason, len, "auto: examining %s (%lld of %d calls)", e->cand[k],
@@ -204,10 +226,25 @@ void rio__select_record(struct rio_select *s, double tput)
     if (e->examining) {
         e->sum[k] += tput;
         e->n[k]++;
-        int recorded = 0;
+        /* A candidate whose first call is far slower than another's mean
+         * is dropped at once: few-call programs cannot afford to run a bad
+         * strategy calls_per times (its next call is not handed out yet,
+         * since results arrive before the next choice). */
+        if (s->prune > 0 && e->n[k] == 1 && k == e->cur) {
+            double best = 0;
+            for (int j = 0; j < e->ncand; j++)
+                if (j != k && e->n[j] > 0)
+                    best = RIO_MAX(best, e->sum[j] / e->n[j]);
+            if (best > 0 && tput < s->prune * best) {
+                e->pruned[k] = 1;
+                next_candidate(e);
+            }
+        }
+        int finished = 1;
         for (int j = 0; j < e->ncand; j++)
-            recorded += e->n[j];
-        if (recorded >= e->ncand * s->calls_per)
+            if (!e->pruned[j] && e->n[j] < s->calls_per)
+                finished = 0;
+        if (finished)
             decide(s, e);
         return;
     }

@@ -17,6 +17,8 @@ struct sel_entry {
     int n[RIO_SELECT_MAX_CAND];
     int examining;
     long long exam_pos;               /* calls handed out in this examination */
+    int cur, cur_calls;               /* candidate being examined, its calls so far */
+    unsigned char pruned[RIO_SELECT_MAX_CAND]; /* dropped after one slow call */
     int chosen;                       /* index in cand, -1 while examining */
     double chosen_avg;
     int from_profile;
@@ -39,6 +41,8 @@ struct rio_select {
     int warned_threshold;
     int calls_per;
     double threshold;
+    double prune;                     /* resonio_select_prune */
+    int warned_prune;
     char filter[256];                 /* resonio_select_candidates */
     char storage[SEL_STORAGE_LEN];    /* driver and layout */
     struct sel_entry e[SEL_MAX_SIGS];

@@ -98,6 +98,13 @@ static inline int st_open(struct st_file *f, const char *suffix, MPI_Info extra)
         MPI_Info_create(&info);
     MPI_Info_set(info, "resonio_indep_method", "posix");
     MPI_Info_set(info, "ds_in_coll", "enable");
+    /* the tests count the calls of the paper's full examination unless
+     * they test pruning themselves */
+    int has = 0;
+    char v[8];
+    MPI_Info_get(info, "resonio_select_prune", (int)sizeof v - 1, v, &has);
+    if (!has)
+        MPI_Info_set(info, "resonio_select_prune", "0");
     int ok = RT_OK(rio_file_open(MPI_COMM_WORLD, f->name, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
                                  &f->fh));
     MPI_Info_free(&info);
