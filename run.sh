@@ -3,14 +3,15 @@
 #   ./run.sh main   build, then run the main job (resonio-bench's default
 #                   suite) at 2 ranks under MPICH and Open MPI
 #   ./run.sh test   build, then run the whole test suite under MPICH and
-#                   Open MPI, plus the unit tests under ASan/UBSan
+#                   Open MPI, plus the unit tests under ASan/UBSan and the
+#                   libFuzzer targets (tests/fuzz) for 20 s each
 # Each installs the Debian packages it needs when run as root; otherwise it
 # prints the apt-get line and exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PKGS=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev liburing-dev
-      gnuplot-nox)
+      gnuplot-nox clang)
 MPIS=(${RESONIO_MPIS:-mpich openmpi})
 JOBS=2
 
@@ -84,6 +85,29 @@ test)
   (cd build/sanitize && ctest -L unit --output-on-failure --timeout 600) 2>&1 | tee "$log" || true
   count
   rm -f "$log"
+  # The emulated storage's message parser and dataloop deserializer under
+  # libFuzzer (clang, no MPI), from the committed seed corpus; each target
+  # counts as one test, failed if it finds a crash.
+  echo "== fuzz: libFuzzer targets, 20 s each"
+  mkdir -p build/fuzz
+  for t in fz_proto fz_dlwire; do
+    src=("tests/fuzz/$t.c" src/emu/proto.c tests/fuzz/fz_alloc.c)
+    [ "$t" = fz_dlwire ] && src+=(src/emu/dlwire.c)
+    rm -rf "build/fuzz/corpus-$t"
+    mkdir -p "build/fuzz/corpus-$t"
+    if clang -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
+         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc \
+         "${src[@]}" -o "build/fuzz/$t" &&
+       "build/fuzz/$t" -max_total_time=20 -artifact_prefix=build/fuzz/ \
+         "build/fuzz/corpus-$t" "tests/fuzz/corpus/$t" >"build/fuzz/$t.log" 2>&1; then
+      echo "fuzz $t: passed ($(grep -o 'Done [0-9]* runs' "build/fuzz/$t.log" || true))"
+      passed=$((passed + 1))
+    else
+      echo "fuzz $t: FAILED (log: build/fuzz/$t.log)"
+      tail -n 30 "build/fuzz/$t.log" || true
+      failed=$((failed + 1))
+    fi
+  done
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
   ;;

@@ -131,6 +131,8 @@ struct rio_hints {
     char *select_candidates;        /* resonio_select_candidates: comma list, owned */
     char *profile;                  /* resonio_profile: path, owned */
     char *delay;                    /* resonio_delay: the delay driver's spec, owned */
+    char *emu_dir;                  /* resonio_emu_dir: service directory of the emu
+                                       driver (else RESONIO_EMU_DIR), owned */
 };
 
 /* ---- per-file counters (the public struct is the record) -------------- */

@@ -112,4 +112,11 @@ MPI_Offset rio__dtype_view_offset(const struct rio_dtype *ft, MPI_Offset disp, M
 void rio__dtype_view_extent(const struct rio_dtype *ft, MPI_Offset disp, MPI_Offset pos,
                             MPI_Offset len, MPI_Offset *first, MPI_Offset *end);
 
+/** The dataloop tree of dt, serialized for datatype I/O in the wire form
+ *  of src/emu/dlwire.h (tile extent = dt's extent).  Local; *out is
+ *  malloc'ed (free it), *len its bytes.  Errors: RIO_E_TYPE for a type
+ *  without data or deeper than the wire allows, RIO_E_NOMEM.  Whether the
+ *  receiver accepts its size is the receiver's limit. */
+int rio__dtype_ship(const struct rio_dtype *dt, unsigned char **out, size_t *len);
+
 #endif /* RIO_DTYPE_H */

@@ -3,10 +3,11 @@
  *
  * Drivers are found by the prefix of the file name, as ROMIO does it:
  * "posix:" (and ROMIO's "ufs:", "nfs:", "lustre:", which this build serves
- * with the posix driver) and "fault:".  A name whose text before the first
+ * with the posix driver), "fault:", "delay:" and "emu:" (the client of
+ * resonio-emud).  A name whose text before the first
  * colon is not a driver we know is an ordinary path for the posix driver,
  * so "run:3/out.dat" works; only prefixes of drivers that exist elsewhere
- * but not in this build ("emu:", "pvfs2:", ...) are refused.
+ * but not in this build ("pvfs2:", ...) are refused.
  *
  * Drivers may move fewer bytes than asked and may fail with -EINTR; the
  * *_full helpers here loop until the transfer is complete, the file ends
@@ -16,6 +17,7 @@
  * storage are added to the file's counters.
  */
 #include "store.h"
+#include "../dtype/dtype.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -39,7 +41,7 @@ static const struct prefix prefixes[] = {
     {"lustre:", &rio__store_posix},
     {"fault:", &rio__store_fault},
     {"delay:", &rio__store_delay},
-    {"emu:", NULL},
+    {"emu:", &rio__store_emu},
     {"pvfs2:", NULL},
     {"gpfs:", NULL},
     {"daos:", NULL},
@@ -447,6 +449,122 @@ int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
         rc = list_by_runs(st, 1, file, mem, n, &got);
     }
     account(st, t0, got);
+    return rc;
+}
+
+/* ---- datatype I/O ------------------------------------------------------ */
+
+#define VIEW_BATCH 1024 /* regions per list call of the fallback */
+
+static void trace_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                       MPI_Offset pos, MPI_Offset len)
+{
+    struct rio_dtype_iter it;
+    MPI_Offset off, n, left = len;
+    if (!st->trace || rio__dtype_iter_init(&it, ft, -1, pos))
+        return;
+    while (left > 0 && rio__dtype_iter_next(&it, left, &off, &n)) {
+        rio__store_trace_add(st, disp + off, n);
+        left -= n;
+    }
+    rio__dtype_iter_free(&it);
+}
+
+/* The fallback: list I/O over batches of the view's regions. */
+static int view_by_list(struct rio_store *st, int wr, const struct rio_dtype *ft,
+                        MPI_Offset disp, MPI_Offset pos, char *buf, MPI_Offset len,
+                        MPI_Offset *done)
+{
+    struct rio_dtype_iter it;
+    struct rio_region *reg = rio__malloc(VIEW_BATCH * sizeof *reg);
+    struct iovec *iov = rio__malloc(VIEW_BATCH * sizeof *iov);
+    MPI_Offset moved = 0;
+    int rc = reg && iov ? rio__dtype_iter_init(&it, ft, -1, pos) : RIO_E_NOMEM;
+    if (rc)
+        goto out;
+    while (moved < len) {
+        int n = 0;
+        MPI_Offset off, l, batch = 0;
+        while (n < VIEW_BATCH && moved + batch < len &&
+               rio__dtype_iter_next(&it, len - moved - batch, &off, &l)) {
+            reg[n] = (struct rio_region){disp + off, l};
+            iov[n] = (struct iovec){buf + moved + batch, (size_t)l};
+            batch += l;
+            n++;
+        }
+        if (!n)
+            break;
+        if (wr) {
+            rc = rio__store_write_list(st, reg, iov, n);
+            if (!rc)
+                moved += batch;
+        } else {
+            MPI_Offset got = 0;
+            rc = rio__store_read_list(st, reg, iov, n, &got);
+            moved += got;
+            if (!rc && got < batch)
+                break;
+        }
+        if (rc)
+            break;
+    }
+    rio__dtype_iter_free(&it);
+out:
+    free(reg);
+    free(iov);
+    if (done)
+        *done = moved;
+    return rc;
+}
+
+int rio__store_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                          MPI_Offset pos, const void *buf, MPI_Offset len)
+{
+    if (len <= 0)
+        return 0;
+    if (pos < 0 || disp < 0) {
+        rio__err_detail("view at displacement %lld, stream byte %lld", (long long)disp,
+                        (long long)pos);
+        return RIO_E_ARG;
+    }
+    if (!st->ops->write_view)
+        return view_by_list(st, 1, ft, disp, pos, (char *)buf, len, NULL);
+    double t0 = rio__now();
+    trace_view(st, ft, disp, pos, len);
+    int rc;
+    do
+        rc = st->ops->write_view(st, ft, disp, pos, buf, len);
+    while (rc == -EINTR);
+    account(st, t0, rc ? 0 : len);
+    return rc;
+}
+
+int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                         MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done)
+{
+    MPI_Offset got = 0;
+    int rc;
+    if (done)
+        *done = 0;
+    if (len <= 0)
+        return 0;
+    if (pos < 0 || disp < 0) {
+        rio__err_detail("view at displacement %lld, stream byte %lld", (long long)disp,
+                        (long long)pos);
+        return RIO_E_ARG;
+    }
+    if (!st->ops->read_view)
+        return view_by_list(st, 0, ft, disp, pos, buf, len, done);
+    double t0 = rio__now();
+    trace_view(st, ft, disp, pos, len);
+    do
+        rc = st->ops->read_view(st, ft, disp, pos, buf, len, &got);
+    while (rc == -EINTR);
+    if (rc)
+        got = 0;
+    account(st, t0, got);
+    if (done)
+        *done = got;
     return rc;
 }
 

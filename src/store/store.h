@@ -47,6 +47,7 @@ struct rio_region {
 };
 
 struct rio_store;
+struct rio_dtype;
 
 struct rio_store_ops {
     const char *name;
@@ -90,6 +91,16 @@ struct rio_store_ops {
     /* Ask storage to start reading [off, off+len) into its cache, without
      * waiting (posix_fadvise WILLNEED).  NULL: no prefetching. */
     int (*prefetch)(struct rio_store *st, MPI_Offset off, MPI_Offset len);
+    /* Datatype I/O: len bytes of the data stream of a file view — filetype ft
+     * tiled without end from displacement disp, starting at stream byte pos —
+     * from/to the contiguous buf.  The driver ships ft's dataloop, not an
+     * offset list.  Write: 0 or -errno.  Read: 0 or -errno, *done = bytes read
+     * before the first short region (end of file).  NULL: the layer above uses
+     * list I/O. */
+    int (*write_view)(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                      MPI_Offset pos, const void *buf, MPI_Offset len);
+    int (*read_view)(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                     MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done);
 };
 
 /* Bits of rio_store_ops.notes. */
@@ -157,6 +168,15 @@ int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
                          const struct iovec *mem, int n, MPI_Offset *done);
 int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
                           const struct iovec *mem, int n);
+/** Datatype I/O through the driver's write_view/read_view, or, when it has
+ *  none, list I/O over the view's regions (walked with the dtype iterator,
+ *  in batches).  Same contract as the ops; ft must be a valid filetype
+ *  (rio__dtype_check_filetype).  Counted in st->stats like the helpers
+ *  above; each file region is traced. */
+int rio__store_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                          MPI_Offset pos, const void *buf, MPI_Offset len);
+int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                         MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done);
 /** Layout: the driver's, else striping_unit/striping_factor hints, else
  *  one target (known = 0). */
 void rio__store_layout(struct rio_store *st, struct rio_layout *out);
@@ -181,5 +201,6 @@ extern const struct rio_store_ops rio__store_posix;
 extern const struct rio_store_ops rio__store_fault;
 extern const struct rio_store_ops rio__store_deferred;
 extern const struct rio_store_ops rio__store_delay;
+extern const struct rio_store_ops rio__store_emu;
 
 #endif /* RIO_STORE_H */

@@ -44,11 +44,12 @@
  * type was not touched.
  */
 #include "ctest_util.h"
+#include "../emu/emu_test.h"
 
 #include <signal.h>
 
 #define UNIT 4096
-#define FACTOR 4
+#define FACTOR nfactor /* 4, or the emu service's targets when fewer */
 #define REGION (1024 * 1024)
 #define SMALL_CB 16384
 #define RPN 2          /* ranks per virtual node in configuration B */
@@ -92,6 +93,8 @@ static const struct config configs[] = {
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
 static const char *strategy;
+static int nfactor = 4;
+static const char *emu_service; /* -emu: RESONIO_EMU_DIR, else NULL (posix files) */
 static int exchange_calls; /* calls that aggregated in rounds, this configuration */
 static int rounds_checked; /* of those, calls held to "several rounds" */
 static char mpi_path[4096];
@@ -645,7 +648,13 @@ struct saved {
     long long nread;
 };
 
-static void prefill(const char *path, int k)
+/* The name resonio opens for path: emu:<path> in the emulated storage. */
+static void rio_name(char *out, size_t n, const char *path)
+{
+    snprintf(out, n, "%s%s", emu_service ? "emu:" : "", path);
+}
+
+static void prefill(const char *path, int k, int through_rio)
 {
     long long end = prefill_end(k, rt_nprocs), B = region_base(k);
     if (!end)
@@ -654,10 +663,45 @@ static void prefill(const char *path, int k)
         unsigned char *b = malloc((size_t)(end - B));
         for (long long o = B; o < end; o++)
             b[o - B] = pat(BG_RANK, o);
-        CHECK(rt_pwrite_file(path, b, (size_t)(end - B), B, 0) == 0, "pre-filling %s: %s", path,
-              strerror(errno));
+        if (through_rio && emu_service) {
+            char name[4300];
+            rio_file *f = RIO_FILE_NULL;
+            MPI_Status st;
+            rio_name(name, sizeof name, path);
+            if (RT_OK(rio_file_open(MPI_COMM_SELF, name, MPI_MODE_RDWR, MPI_INFO_NULL, &f))) {
+                RT_OK(rio_file_write_at(f, B, b, (int)(end - B), MPI_BYTE, &st));
+                RT_OK(rio_file_close(&f));
+            }
+        } else {
+            CHECK(rt_pwrite_file(path, b, (size_t)(end - B), B, 0) == 0, "pre-filling %s: %s",
+                  path, strerror(errno));
+        }
         free(b);
     }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* resonio's file, read from storage without resonio. */
+static unsigned char *slurp_rio(const char *path, long long *len)
+{
+    if (!emu_service)
+        return RT_SLURP(path, len);
+    unsigned char *p = emu_slurp(emu_service, path, len);
+    CHECK(p, "%s is not in the emu service %s", path, emu_service);
+    return p;
+}
+
+/* Remove resonio's file (collective). */
+static void unlink_rio(const char *path)
+{
+    if (!emu_service) {
+        ct_unlink_all(path);
+        return;
+    }
+    char name[4300];
+    rio_name(name, sizeof name, path);
+    if (rt_rank == 0)
+        rio_file_delete(name, MPI_INFO_NULL); /* absent is fine */
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -821,7 +865,7 @@ static void run_config(const struct config *cf)
     memset(sv, 0, sizeof sv);
     snprintf(suffix, sizeof suffix, "%s.rio", cf->tag);
     rt_path(path, sizeof path, suffix);
-    ct_unlink_all(path);
+    unlink_rio(path);
     snprintf(cbs, sizeof cbs, "%lld", cf->cb);
     snprintf(rpn, sizeof rpn, "%d", cf->rpn);
     snprintf(unit, sizeof unit, "%d", UNIT);
@@ -830,7 +874,9 @@ static void run_config(const struct config *cf)
                             "striping_factor", cf->layout ? factor : NULL, "cb_buffer_size",
                             cf->cb ? cbs : NULL, "resonio_ranks_per_node", cf->rpn ? rpn : NULL,
                             "resonio_shm", cf->shm ? "enable" : NULL, NULL);
-    int rc = rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    char name[4300];
+    rio_name(name, sizeof name, path);
+    int rc = rio_file_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
     MPI_Info_free(&info);
     if (!RT_OK(rc))
         return;
@@ -838,7 +884,7 @@ static void run_config(const struct config *cf)
     for (int k = 0; k < NPK; k++) {
         if (!(cf->patterns >> k & 1))
             continue;
-        prefill(path, k);
+        prefill(path, k, 1);
         run_pattern(cf, fh, k, &sv[k]);
     }
     /* with the small buffer, some call that aggregated in rounds must have
@@ -853,7 +899,7 @@ static void run_config(const struct config *cf)
 
     /* what each rank read is what the file holds */
     long long lr = 0, lm = 0;
-    unsigned char *fr = RT_SLURP(path, &lr);
+    unsigned char *fr = slurp_rio(path, &lr);
     for (int k = 0; k < NPK; k++) {
         if (!(cf->patterns >> k & 1))
             continue;
@@ -871,8 +917,7 @@ static void run_config(const struct config *cf)
     }
     free(fr);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rt_rank == 0)
-        unlink(path);
+    unlink_rio(path);
 }
 
 /* The MPI library's own MPI-IO writes every pattern the same way. */
@@ -887,7 +932,7 @@ static void write_mpi_file(void)
     MPI_File_set_errhandler(f, MPI_ERRORS_RETURN);
     for (int k = 0; k < NPK; k++) {
         struct ct_access a;
-        prefill(mpi_path, k);
+        prefill(mpi_path, k, 0);
         build(k, rt_rank, rt_nprocs, 1, &a);
         unsigned char *wb = ct_write_buf(&a, rt_rank);
         if (RT_OK(MPI_File_set_view(f, a.disp, a.etype, a.filetype, "native", MPI_INFO_NULL))) {
@@ -909,6 +954,14 @@ int main(int argc, char **argv)
     signal(SIGALRM, ct_watchdog);
     alarm(240);
     strategy = ct_strategy_arg();
+    if (rt_arg("-emu")) {
+        emu_service = getenv("RESONIO_EMU_DIR");
+        int n = atoi(rt_arg("-emu"));
+        CHECK(emu_service && n >= 1, "-emu needs a target count and RESONIO_EMU_DIR");
+        if (!emu_service || n < 1)
+            return rt_finish();
+        nfactor = n < 4 ? n : 4;
+    }
     if (rt_nprocs > 64 || rt_nprocs > (int)(sizeof real_node_of / sizeof real_node_of[0])) {
         CHECK(0, "at most 64 ranks (writer sets are 64-bit masks)");
         return rt_finish();
@@ -934,7 +987,8 @@ int main(int argc, char **argv)
     rt_path(mpi_path, sizeof mpi_path, "mpi");
     write_mpi_file();
     for (int c = 0; c < NCONFIGS; c++)
-        run_config(&configs[c]);
+        if (!emu_service || configs[c].layout)
+            run_config(&configs[c]);
     alarm(0);
     if (rt_rank == 0)
         unlink(mpi_path);
