@@ -452,6 +452,60 @@ static int own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Off
 }
 
 /*
+ * The direct strategy on storage that takes datatype requests (emu): the
+ * rank's whole request is one view request — the filetype's dataloop goes
+ * to each target with only that target's bytes, and the servers place
+ * them (ECIO's server-side redistribution).  The memory side must be one
+ * contiguous run: a packed request (pack_request) is; another one is
+ * packed here.
+ */
+static int direct_view(struct rio_coll_call *c, MPI_Offset *done)
+{
+    const struct rio_coll_req *q = c->req;
+    struct rio_dtype_iter it;
+    MPI_Offset off = 0, len = 0;
+    char *buf, *tmp = NULL;
+    int rc;
+    *done = 0;
+    if (q->nbytes <= 0)
+        return 0;
+    rc = rio__dtype_iter_init(&it, q->memtype, q->memcount, 0);
+    if (rc)
+        return rc;
+    int one = rio__dtype_iter_next(&it, q->nbytes, &off, &len) && len >= q->nbytes;
+    rio__dtype_iter_free(&it);
+    if (one) {
+        buf = (char *)q->buf + off;
+    } else {
+        tmp = rio__malloc((size_t)q->nbytes);
+        if (!tmp)
+            return RIO_E_NOMEM;
+        if (q->write &&
+            (rc = rio__dtype_pack(q->memtype, q->memcount, q->buf, 0, q->nbytes, tmp))) {
+            free(tmp);
+            return rc;
+        }
+        c->copies += q->nbytes;
+        buf = tmp;
+    }
+    if (q->write) {
+        rc = rio__store_write_view(q->st, q->filetype, q->disp, q->file_start, buf, q->nbytes);
+        if (!rc)
+            *done = q->nbytes;
+    } else {
+        rc = rio__store_read_view(q->st, q->filetype, q->disp, q->file_start, buf, q->nbytes,
+                                  done);
+        if (tmp && *done > 0) {
+            int urc = rio__dtype_unpack(q->memtype, q->memcount, q->buf, 0, *done, tmp);
+            if (!rc)
+                rc = urc;
+        }
+    }
+    free(tmp);
+    return rc;
+}
+
+/*
  * Ranks write their own data, each target receiving requests in rank
  * order, which in a non-overlapping call is offset order: a rank waits for
  * the previous rank on each target it writes (a turn token), writes, and
@@ -802,7 +856,10 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     case RIO_COLL_DIRECT:
         /* writes: the dataloop straight to storage; reads may sieve (a
          * read of every second int is one window, not a call per int) */
-        rc = own_request(&c, req->write ? RIO_INDEP_DTYPE : RIO_INDEP_AUTO, done);
+        if (c.req->st->ops->write_view && c.req->st->ops->read_view)
+            rc = direct_view(&c, done);
+        else
+            rc = own_request(&c, req->write ? RIO_INDEP_DTYPE : RIO_INDEP_AUTO, done);
         break;
     case RIO_COLL_INDEP:
         rc = own_request(&c, RIO_INDEP_AUTO, done);
