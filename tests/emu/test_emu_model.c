@@ -93,7 +93,10 @@ static int body(void)
     rio__emu_set_size(cl, &lay, (int64_t)256 << 20);
     run(cl, &lay, 1, 0, 256 << 10, 24, &w, &seq256w);
     CHECK(seq256w >= 55 && seq256w <= 80, "sequential 256 KiB writes: %.1f MB/s (60-80)", seq256w);
-    CHECK(w >= 0.6 * seq256w && w <= 1.1 * seq256w,
+    /* the server holds each reply until the modelled completion: the wall
+     * clock can only be slower (a loaded machine makes it much slower, so
+     * only this side is checked) */
+    CHECK(w <= 1.1 * seq256w,
           "the server does not wait for the model: %.1f MB/s wall, %.1f modelled", w, seq256w);
     run(cl, &lay, 1, 0, 4096, 60, &w, &seq4w);
     run(cl, &lay, 1, 1, 4096, 40, &w, &rnd4w);
