@@ -122,6 +122,17 @@ struct bench_impl {
 extern const struct bench_impl bench_impls[];
 extern const int bench_nimpls;
 
+/** What the selector of one open file reports for the signatures of one
+ *  direction (write or read), summed over them: this rank's view. */
+struct bench_sel {
+    int ok;                 /* rio_select_count/rio_select_get worked */
+    int nsig;               /* signatures of this direction */
+    long long calls;        /* calls of those signatures */
+    long long exam_calls;   /* of those, calls spent examining */
+    double time;            /* seconds in the selector over all calls */
+    double time_chosen;     /* of those, seconds in the calls made once chosen */
+};
+
 /** File operations of one implementation behind one table (impl.c). */
 struct bench_io {
     int (*open)(MPI_Comm, const char *, int, MPI_Info, void **);
@@ -133,6 +144,7 @@ struct bench_io {
     /* resonio only (NULL for native) */
     int (*stats)(void *, void *out);     /* struct rio_stats */
     int (*coll_last)(void *, void *out); /* struct rio_coll_info */
+    int (*selector)(void *, int write, struct bench_sel *out);
 };
 const struct bench_io *bench_io_of(const struct bench_impl *im);
 
@@ -152,6 +164,17 @@ struct bench_phase {
     long long resent, copies, coll_bytes, coll_reqs;
     double time_exchange, time_coll_storage; /* per call slowest rank, summed */
     char ran[64];                            /* strategies that ran, as reported */
+    /* the selector (resonio only), from the timed rounds: calls and
+     * examining calls summed over them; the steady cost per call (seconds
+     * in the selector over the calls made once a strategy was chosen,
+     * slowest rank) of each round that had such calls, and its median
+     * (-1 when no round had one) */
+    int have_sel;   /* some timed round had a report from every rank */
+    int sel_rounds; /* how many rounds had one */
+    long long sel_calls, sel_exam;
+    double sel_cost[BENCH_MAX_ROUNDS];
+    int sel_n;
+    double sel_med;
 };
 
 struct bench_impl_result {
@@ -176,6 +199,8 @@ struct bench_point {
     long long fregion, mregion;
     int one_region;
     int fine_grained, large_contig;
+    int ncalls;                    /* collective calls per phase */
+    long long call_min, call_max;  /* bytes of one rank in one call, over ranks and calls */
     double seconds; /* wall time of the point */
     int nres;
     struct bench_impl_result res[16];

@@ -11,7 +11,10 @@ write_time_exchange,write_time_storage,write_stats_time_storage,write_copies_per
 write_strategy,\
 read_desired,read_accessed,read_storage_ops,read_resent,read_region,\
 read_time_exchange,read_time_storage,read_stats_time_storage,read_copies_per_byte,\
-read_strategy,rss_mib,verified,errors,stray_bytes")
+read_strategy,rss_mib,verified,errors,stray_bytes,\
+write_call_us,write_select_calls,write_select_exam_calls,write_select_us,write_select_pct,\
+read_call_us,read_select_calls,read_select_exam_calls,read_select_us,read_select_pct,\
+select_target")
 
 function(fail msg)
   message(FATAL_ERROR "${msg}")
@@ -83,6 +86,16 @@ foreach(p RANGE ${np})
     expect_type(points.${k} BOOLEAN points ${p} ${k})
   endforeach()
   expect_type(points.targets ARRAY points ${p} targets)
+  expect_type(points.selector_target "OBJECT|NULL" points ${p} selector_target)
+  string(JSON st TYPE "${json}" points ${p} selector_target)
+  if(st STREQUAL "OBJECT")
+    expect_type(selector_target.target STRING points ${p} selector_target target)
+    expect_type(selector_target.need_pct NUMBER points ${p} selector_target need_pct)
+    expect_type(selector_target.write_pct "NUMBER|NULL" points ${p} selector_target write_pct)
+    foreach(k measured met)
+      expect_type(selector_target.${k} BOOLEAN points ${p} selector_target ${k})
+    endforeach()
+  endif()
   string(JSON ni LENGTH "${json}" points ${p} impls)
   math(EXPR ni "${ni} - 1")
   foreach(i RANGE ${ni})
@@ -98,7 +111,8 @@ foreach(p RANGE ${np})
       endforeach()
       expect_type(${ph}.mibs ARRAY points ${p} impls ${i} ${ph} mibs)
       foreach(k ratio_native desired accessed storage_ops indep_storage_ops coll_storage_ops
-                resent region time_exchange time_storage stats_time_storage copies_per_byte)
+                resent region time_exchange time_storage stats_time_storage copies_per_byte
+                call_us select_calls select_exam_calls select_us select_pct)
         expect_type(${ph}.${k} "NUMBER|NULL" points ${p} impls ${i} ${ph} ${k})
       endforeach()
       expect_type(${ph}.strategy "STRING|NULL" points ${p} impls ${i} ${ph} strategy)

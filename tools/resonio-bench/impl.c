@@ -12,6 +12,8 @@
 
 #include "resonio.h"
 
+#include <string.h>
+
 const struct bench_impl bench_impls[] = {
     {"native", IMPL_NATIVE, NULL},
     {"two_phase", IMPL_RESONIO, "two_phase"},
@@ -103,6 +105,25 @@ static int r_coll_last(void *h, void *out)
 {
     return rio_coll_last(h, out);
 }
+/* The selector's signatures of one direction, summed.  Local. */
+static int r_selector(void *h, int write, struct bench_sel *out)
+{
+    int n = 0, rc = rio_select_count(h, &n);
+    memset(out, 0, sizeof *out);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        struct rio_select_info in;
+        rc = rio_select_get(h, i, &in);
+        if (rc != MPI_SUCCESS || in.write != write)
+            continue;
+        out->nsig++;
+        out->calls += in.calls;
+        out->exam_calls += in.exam_calls;
+        out->time += in.select_time;
+        out->time_chosen += in.select_time_chosen;
+    }
+    out->ok = rc == MPI_SUCCESS;
+    return rc;
+}
 
 static const struct bench_io native_io = {
     .open = n_open,
@@ -122,6 +143,7 @@ static const struct bench_io resonio_io = {
     .sync = r_sync,
     .stats = r_stats,
     .coll_last = r_coll_last,
+    .selector = r_selector,
 };
 
 const struct bench_io *bench_io_of(const struct bench_impl *im)

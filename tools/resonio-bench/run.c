@@ -14,7 +14,11 @@
  * Rounds alternate between the implementations (A B C ... A B C ...).
  * Round 0 is a probe: verified like every round, not timed, and the only
  * one that asks rio_coll_last after every call and rio_stats_get before
- * close (both would perturb the timing).  Every round writes a new file
+ * close (both would perturb the timing).  Every round of a resonio
+ * implementation asks its selector, once before close, what it spent
+ * selecting (rio_select_get: local, a copy of under 1 KiB per signature, so
+ * the timed rounds give both the throughput and the selector's cost).
+ * Every round writes a new file
  * (the old one is unlinked first), times the calls and the close from a
  * barrier (slowest rank), reads it back the same way into the cleared read
  * buffer, compares, and checks the file with POSIX reads against the
@@ -88,6 +92,7 @@ struct point_ctx {
     char path[4096];
     unsigned char *wbuf, *rbuf, *lbuf, *chk[2];
     long long mine;              /* this rank's bytes per phase */
+    long long call_min, call_max; /* this rank's bytes of one call */
     MPI_Offset ftsize_et;        /* filetype size in etypes */
     MPI_Offset lim_lo, lim_hi;   /* this rank's slice of the limit file */
     unsigned salt;               /* of the data of the current round */
@@ -231,10 +236,11 @@ static void probe_call(const struct bench_io *io, void *fh, struct probe *pr)
     }
 }
 
-/* One phase: open, view, the calls (timed with the close), stats.
- * Collective.  Returns the seconds of this rank; errors added to *err. */
+/* One phase: open, view, the calls (timed with the close), stats and the
+ * selector's report (into *sel when not NULL).  Collective.  Returns the
+ * seconds of this rank; errors added to *err. */
 static double phase(struct point_ctx *x, const struct bench_io *io, MPI_Info info, int write,
-                    struct probe *pr, long long *err)
+                    struct probe *pr, struct bench_sel *sel, long long *err)
 {
     const struct bench_plan *pl = &x->plan;
     void *fh = NULL;
@@ -278,23 +284,25 @@ static double phase(struct point_ctx *x, const struct bench_io *io, MPI_Info inf
         (*err)++;
     if (pr && io->stats)
         pr->stats_ok = io->stats(fh, &pr->st) == MPI_SUCCESS;
+    if (sel && io->selector)
+        io->selector(fh, write, sel);
     if (io->close(&fh) != MPI_SUCCESS)
         (*err)++;
     return MPI_Wtime() - t0;
 }
 
 static void mpi_round(struct point_ctx *x, const struct bench_impl *im, MPI_Info info,
-                      struct probe *pw, struct probe *pr, double *tw, double *tr, long long *err,
-                      long long *stray)
+                      struct probe *pw, struct probe *pr, struct bench_sel sel[2], double *tw,
+                      double *tr, long long *err, long long *stray)
 {
     const struct bench_io *io = bench_io_of(im);
     if (x->rank == 0)
         unlink(x->path);
     MPI_Barrier(MPI_COMM_WORLD);
-    *tw = phase(x, io, info, 1, pw, err);
+    *tw = phase(x, io, info, 1, pw, &sel[0], err);
     memset(x->rbuf, SENTINEL, x->plan.membytes);
     MPI_Barrier(MPI_COMM_WORLD);
-    *tr = phase(x, io, info, 0, pr, err);
+    *tr = phase(x, io, info, 0, pr, &sel[1], err);
     *err += bytes_differ(x->rbuf, x->wbuf, x->plan.membytes, "read buffer byte", 0);
     MPI_Barrier(MPI_COMM_WORLD); /* every rank has closed: the file is complete */
     *err += check_file(x, x->plan.filesize, 0, stray);
@@ -412,6 +420,8 @@ static int prepare(struct point_ctx *x)
     MPI_Type_size(pl->etype, &esize);
     x->ftsize_et = ftsize / esize;
     x->mine = 0;
+    x->call_min = -1;
+    x->call_max = 0;
     x->streamcap = 0;
     for (int c = 0; c < pl->ncalls; c++) {
         const struct bench_call *bc = &pl->calls[c];
@@ -424,6 +434,10 @@ static int prepare(struct point_ctx *x)
         if (ps > x->streamcap)
             x->streamcap = ps;
         x->mine += n;
+        if (x->call_min < 0 || n < x->call_min)
+            x->call_min = n;
+        if (n > x->call_max)
+            x->call_max = n;
     }
     x->stream = malloc((size_t)x->streamcap + 1);
     if (!x->stream)
@@ -449,16 +463,50 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static void summarize(struct bench_phase *ph)
 {
     double v[BENCH_MAX_ROUNDS];
+    ph->sel_med = -1;
+    if (ph->sel_n) {
+        memcpy(v, ph->sel_cost, sizeof(double) * (size_t)ph->sel_n);
+        ph->sel_med = median(v, ph->sel_n);
+    }
     if (!ph->n)
         return;
     memcpy(v, ph->mibs, sizeof(double) * (size_t)ph->n);
-    qsort(v, (size_t)ph->n, sizeof *v, cmp_double);
+    ph->med = median(v, ph->n);
     ph->min = v[0];
     ph->max = v[ph->n - 1];
-    ph->med = ph->n % 2 ? v[ph->n / 2] : 0.5 * (v[ph->n / 2 - 1] + v[ph->n / 2]);
+}
+
+/* The selector's report of one phase of a timed round into ph (rank 0):
+ * the calls, and the steady cost per call, i.e. the seconds spent in the
+ * selector over the calls made once a strategy was chosen, per such call,
+ * of the slowest rank (a collective call lasts as long as its slowest
+ * rank).  A round where any rank has no report is left out.  Collective. */
+static void keep_sel(struct point_ctx *x, const struct bench_sel *s, struct bench_phase *ph)
+{
+    long long chosen = s->calls - s->exam_calls;
+    double mine[2] = {s->ok && s->nsig > 0 ? 0 : 1,
+                      chosen > 0 ? s->time_chosen / (double)chosen : -1},
+           worst[2];
+    long long n[2] = {s->calls, s->exam_calls}, nmax[2];
+    MPI_Reduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(n, nmax, 2, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (x->rank != 0 || worst[0] > 0)
+        return;
+    ph->have_sel = 1;
+    ph->sel_rounds++;
+    ph->sel_calls += nmax[0];
+    ph->sel_exam += nmax[1];
+    if (worst[1] >= 0)
+        ph->sel_cost[ph->sel_n++] = worst[1];
 }
 
 /* Probe results of one phase into ph: stats summed over ranks (rank 0);
@@ -566,11 +614,14 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
     p->mregion = x.plan.mregion;
     {
         long long fmin, fmax;
-        int one;
+        int one, nc = x.plan.ncalls;
         MPI_Allreduce(&x.plan.fregion, &fmin, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
         MPI_Allreduce(&x.plan.fregion, &fmax, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         MPI_Allreduce(&x.plan.one_region, &one, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         p->one_region = one;
+        MPI_Allreduce(&nc, &p->ncalls, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(&x.call_min, &p->call_min, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&x.call_max, &p->call_max, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         p->fine_grained = !one && fmax < 4096;
         p->large_contig = one && fmin >= (1 << 20);
     }
@@ -609,8 +660,10 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             struct bench_impl_result *res = &p->res[k];
             const struct bench_impl *im = res->impl;
             struct probe pw, pr;
+            struct bench_sel sel[2];
             memset(&pw, 0, sizeof pw);
             memset(&pr, 0, sizeof pr);
+            memset(sel, 0, sizeof sel);
             double tw = 0, tr = 0;
             long long e = 0, st = 0;
             progress(&x, index, npoints, im->name, r);
@@ -624,8 +677,8 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             if (im->kind == IMPL_LIMIT)
                 limit_round(&x, &tw, &tr, &e);
             else
-                mpi_round(&x, im, infos[k], r == 0 ? &pw : NULL, r == 0 ? &pr : NULL, &tw, &tr, &e,
-                          &st);
+                mpi_round(&x, im, infos[k], r == 0 ? &pw : NULL, r == 0 ? &pr : NULL, sel, &tw,
+                          &tr, &e, &st);
             double t[2] = {tw, tr}, tmax[2], rss = rss_mib(), rssmax;
             long long es[2] = {e, st}, esum[2];
             MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -638,6 +691,10 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             if (r == 0 && im->kind == IMPL_RESONIO) {
                 keep_probe(&x, &pw, 1, &res->w);
                 keep_probe(&x, &pr, 0, &res->r);
+            }
+            if (r > 0 && im->kind == IMPL_RESONIO) {
+                keep_sel(&x, &sel[0], &res->w);
+                keep_sel(&x, &sel[1], &res->r);
             }
             if (st)
                 fprintf(stderr,
