@@ -128,6 +128,8 @@ struct rio_hints {
     int select_calls;               /* resonio_select_calls: calls per candidate (3) */
     char *select_threshold;         /* resonio_select_threshold (0.15), owned */
     char *select_prune;             /* resonio_select_prune (0.5; 0 off), owned */
+    int select_patience;            /* resonio_select_patience: consecutive deviating
+                                       calls that start a re-examination (2) */
     char *select_candidates;        /* resonio_select_candidates: comma list, owned */
     char *profile;                  /* resonio_profile: path, owned */
     char *delay;                    /* resonio_delay: the delay driver's spec, owned */

@@ -60,6 +60,7 @@ static const struct key keys[] = {
     {"resonio_select_calls", K_INT, F(select_calls), 0},
     {"resonio_select_threshold", K_STR, F(select_threshold), 0},
     {"resonio_select_prune", K_STR, F(select_prune), 0},
+    {"resonio_select_patience", K_INT, F(select_patience), 0},
     {"resonio_select_candidates", K_STR, F(select_candidates), 0},
     {"resonio_profile", K_STR, F(profile), 1},
     {"resonio_delay", K_STR, F(delay), 0},
@@ -79,6 +80,7 @@ void rio__hints_defaults(struct rio_hints *h)
     h->co = 1;
     h->ds_in_coll = RIO_DISABLE;
     h->select_calls = 3;
+    h->select_patience = 2;
 }
 
 void rio__hints_free(struct rio_hints *h)

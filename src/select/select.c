@@ -40,6 +40,7 @@ void rio__select_configure(struct rio_select *s, const struct rio_hints *h)
             fprintf(stderr, "resonio: ignoring resonio_select_threshold=%s\n",
                     h->select_threshold);
     }
+    s->patience = h->select_patience > 0 ? h->select_patience : 2;
     s->prune = 0.5;
     if (h->select_prune) {
         char *end;
@@ -120,6 +121,7 @@ static void start_exam(struct sel_entry *e)
 {
     e->examining = 1;
     e->exam_pos = 0;
+    e->deviating = 0;
     e->cur = 0;
     e->cur_calls = 0;
     e->chosen = -1;
@@ -249,12 +251,20 @@ void rio__select_record(struct rio_select *s, double tput)
         return;
     }
     double diff = tput - e->chosen_avg, dev = (diff < 0 ? -diff : diff) / e->chosen_avg;
-    if (dev > s->threshold) {
+    /* One call that deviates is as likely the machine's noise as a change
+     * of the environment: a re-examination starts after `patience`
+     * deviating calls in a row (1 is the paper's rule). */
+    if (dev <= s->threshold) {
+        e->deviating = 0;
+        return;
+    }
+    if (++e->deviating >= s->patience) {
+        e->deviating = 0;
         char *c = e->causes[e->reexams % RIO_SELECT_MAX_CAUSES], name[sizeof e->cand[0]];
         memcpy(name, e->cand[k], sizeof name);
-        snprintf(c, sizeof e->causes[0], "%s at %.3g MB/s deviated %.0f%% from %.3g MB/s%s",
+        snprintf(c, sizeof e->causes[0], "%s at %.3g MB/s deviated %.0f%% from %.3g MB/s%s%s",
                  name, tput / 1e6, dev * 100, e->chosen_avg / 1e6,
-                 e->from_profile ? " (profile)" : "");
+                 e->from_profile ? " (profile)" : "", s->patience > 1 ? ", again" : "");
         e->reexams++;
         start_exam(e);
     }

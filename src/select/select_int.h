@@ -24,6 +24,7 @@ struct sel_entry {
     int from_profile;
     long long calls, exam_calls;
     int reexams;
+    int deviating;                    /* consecutive deviating calls of the choice */
     char causes[RIO_SELECT_MAX_CAUSES][96];
     double time, time_chosen;         /* seconds spent selecting (rio__select_charge) */
 };
@@ -42,6 +43,7 @@ struct rio_select {
     int calls_per;
     double threshold;
     double prune;                     /* resonio_select_prune */
+    int patience;                     /* resonio_select_patience */
     int warned_prune;
     char filter[256];                 /* resonio_select_candidates */
     char storage[SEL_STORAGE_LEN];    /* driver and layout */

@@ -20,7 +20,8 @@
  * resonio_select_threshold=0.7: the injected deviation is 82 % or more,
  * while the machine's own noise can move two_phase's 210-350 ms calls by
  * up to 67 % (and independent's 208-308 ms by 48 %); the default 15 % would
- * make the test depend on this machine's load.  s_noise tests 15 %.
+ * make the test depend on this machine's load.  s_noise tests the rule
+ * with a threshold of 0.3.
  *
  * Expected, from the contract's timing (a call's throughput is recorded
  * when the next collective call starts):

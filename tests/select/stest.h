@@ -105,6 +105,10 @@ static inline int st_open(struct st_file *f, const char *suffix, MPI_Info extra)
     MPI_Info_get(info, "resonio_select_prune", (int)sizeof v - 1, v, &has);
     if (!has)
         MPI_Info_set(info, "resonio_select_prune", "0");
+    /* and the paper's rule of one deviating call, unless they test patience */
+    MPI_Info_get(info, "resonio_select_patience", (int)sizeof v - 1, v, &has);
+    if (!has)
+        MPI_Info_set(info, "resonio_select_patience", "1");
     int ok = RT_OK(rio_file_open(MPI_COMM_WORLD, f->name, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
                                  &f->fh));
     MPI_Info_free(&info);

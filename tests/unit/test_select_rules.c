@@ -1,0 +1,236 @@
+/*
+ * test_select_rules.c — the selector's rules, with throughputs given
+ * instead of measured: deterministic, no timing.
+ *
+ * Each case drives rio__select_choose / rio__select_record as the
+ * collective engine does (record the previous call's throughput, then
+ * choose the next call's strategy), with each strategy's throughput taken
+ * from a table the case sets, and checks which strategy every call ran
+ * and the selector's state:
+ *   full       prune 0: every candidate runs calls_per calls, the
+ *              fastest is chosen after C * calls_per calls
+ *   prune      prune 0.5: a candidate whose first call is below half of
+ *              another's mean runs one call only; one above it runs all
+ *   patience   patience 2: one deviating call is forgiven (and a normal
+ *              call in between resets the count); two in a row start a
+ *              re-examination that switches; patience 1 re-examines at once
+ *   time       the selector's own time is counted per call
+ */
+#include <string.h>
+
+#include "file/file_int.h"
+#include "select/select.h"
+#include "unit.h"
+
+#define MAXC 64
+
+struct sim {
+    struct rio_select *s;
+    struct rio_hints h;
+    const char *cands[4];
+    int ncand;
+    double speed[4];     /* throughput of each candidate, by index in cands */
+    const char *ran[MAXC];
+    int ncalls;
+    int pending;         /* index of the last call's strategy, -1 none */
+    double pend_speed;   /* its throughput, fixed when it ran */
+};
+
+static void sim_open(struct sim *m, const char *prune, int patience)
+{
+    memset(m, 0, sizeof *m);
+    rio__hints_defaults(&m->h);
+    m->h.select_prune = (char *)prune;
+    m->h.select_patience = patience;
+    m->cands[0] = "two_phase";
+    m->cands[1] = "resonant";
+    m->cands[2] = "independent";
+    m->ncand = 3;
+    m->pending = -1;
+    CHECK(rio__select_create(MPI_COMM_SELF, &m->h, "posix:none", &m->s) == 0, "create");
+}
+
+static void sim_close(struct sim *m)
+{
+    rio__select_free(m->s);
+    m->h.select_prune = NULL; /* not owned */
+    rio__hints_free(&m->h);
+}
+
+static int cand_index(const struct sim *m, const char *name)
+{
+    for (int k = 0; k < m->ncand; k++)
+        if (!strcmp(m->cands[k], name))
+            return k;
+    return -1;
+}
+
+/* n calls of one signature. */
+static void sim_calls(struct sim *m, int n)
+{
+    struct rio_sel_sig sig = {.write = 1, .nprocs = 2, .bytes = 1 << 20, .regions = 2};
+    char reason[160];
+    for (int i = 0; i < n && m->ncalls < MAXC; i++) {
+        if (m->pending >= 0)
+            rio__select_record(m->s, m->pend_speed);
+        rio__select_configure(m->s, &m->h);
+        const char *name = rio__select_choose(m->s, &sig, m->cands, m->ncand, reason,
+                                              sizeof reason);
+        rio__select_charge(m->s, 1e-6);
+        m->ran[m->ncalls++] = name;
+        m->pending = cand_index(m, name);
+        CHECK(m->pending >= 0, "call %d ran '%s', not a candidate", m->ncalls, name);
+        m->pend_speed = m->pending >= 0 ? m->speed[m->pending] : 0;
+    }
+}
+
+static void get(struct sim *m, struct rio_select_info *si)
+{
+    CHECK(rio__select_get(m->s, 0, si) == 0, "get");
+}
+
+static void expect_ran(const struct sim *m, int from, int n, const char *name, const char *what)
+{
+    for (int k = from; k < from + n && k < m->ncalls; k++)
+        CHECK(!strcmp(m->ran[k], name), "%s: call %d ran '%s', expected %s", what, k + 1,
+              m->ran[k], name);
+}
+
+static void full_examination(void)
+{
+    struct sim m;
+    struct rio_select_info si;
+    sim_open(&m, "0", 1);
+    m.speed[0] = 100e6, m.speed[1] = 300e6, m.speed[2] = 10e6;
+    sim_calls(&m, 9);
+    get(&m, &si);
+    CHECK(si.examining == 1, "full: examining after 9 calls");
+    sim_calls(&m, 1);
+    get(&m, &si);
+    CHECK(!si.examining && !strcmp(si.chosen, "resonant") && si.exam_calls == 9,
+          "full: after 10 calls examining %d chosen '%s' exam_calls %lld", si.examining,
+          si.chosen, si.exam_calls);
+    expect_ran(&m, 0, 3, "two_phase", "full");
+    expect_ran(&m, 3, 3, "resonant", "full");
+    expect_ran(&m, 6, 3, "independent", "full");
+    expect_ran(&m, 9, 1, "resonant", "full");
+    sim_close(&m);
+    printf("ok - full examination\n");
+}
+
+static void pruning(void)
+{
+    struct sim m;
+    struct rio_select_info si;
+    /* resonant (0.4 of two_phase) and independent (0.05) are dropped after
+     * one call each */
+    sim_open(&m, "0.5", 1);
+    m.speed[0] = 100e6, m.speed[1] = 40e6, m.speed[2] = 5e6;
+    sim_calls(&m, 6);
+    get(&m, &si);
+    expect_ran(&m, 0, 3, "two_phase", "prune");
+    expect_ran(&m, 3, 1, "resonant", "prune");
+    expect_ran(&m, 4, 1, "independent", "prune");
+    expect_ran(&m, 5, 1, "two_phase", "prune (chosen)");
+    CHECK(!si.examining && !strcmp(si.chosen, "two_phase") && si.exam_calls == 5,
+          "prune: examining %d chosen '%s' exam_calls %lld (expected two_phase after 5)",
+          si.examining, si.chosen, si.exam_calls);
+    CHECK(si.tput_calls[0] == 3 && si.tput_calls[1] == 1 && si.tput_calls[2] == 1,
+          "prune: measured over %d/%d/%d calls, expected 3/1/1", si.tput_calls[0],
+          si.tput_calls[1], si.tput_calls[2]);
+    sim_close(&m);
+
+    /* above half: no pruning, and the faster one wins */
+    sim_open(&m, "0.5", 1);
+    m.speed[0] = 100e6, m.speed[1] = 60e6, m.speed[2] = 120e6;
+    sim_calls(&m, 10);
+    get(&m, &si);
+    CHECK(si.tput_calls[0] == 3 && si.tput_calls[1] == 3 && si.tput_calls[2] == 3 &&
+              !strcmp(si.chosen, "independent"),
+          "prune above half: %d/%d/%d calls, chose '%s'", si.tput_calls[0], si.tput_calls[1],
+          si.tput_calls[2], si.chosen);
+    sim_close(&m);
+    printf("ok - pruning\n");
+}
+
+static void patience(void)
+{
+    struct sim m;
+    struct rio_select_info si;
+    sim_open(&m, "0", 2);
+    m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 100e6;
+    sim_calls(&m, 10); /* examined; two_phase chosen at call 10 */
+    get(&m, &si);
+    CHECK(!strcmp(si.chosen, "two_phase"), "patience: chose '%s'", si.chosen);
+    /* one slow call, then normal ones: no re-examination */
+    m.speed[0] = 30e6;
+    sim_calls(&m, 1);
+    m.speed[0] = 300e6;
+    sim_calls(&m, 3);
+    get(&m, &si);
+    CHECK(si.reexams == 0 && !si.examining, "patience: one deviating call re-examined");
+    /* slow, normal, slow: still none (the count restarts) */
+    m.speed[0] = 30e6;
+    sim_calls(&m, 1);
+    m.speed[0] = 300e6;
+    sim_calls(&m, 1);
+    m.speed[0] = 30e6;
+    sim_calls(&m, 1);
+    m.speed[0] = 300e6;
+    sim_calls(&m, 1);
+    get(&m, &si);
+    CHECK(si.reexams == 0, "patience: separated deviations re-examined (%d)", si.reexams);
+    /* two slow calls in a row: the second one's result starts it */
+    m.speed[0] = 30e6;
+    sim_calls(&m, 2);
+    get(&m, &si);
+    CHECK(si.reexams == 0, "patience: re-examined before the second result arrived");
+    sim_calls(&m, 1);
+    get(&m, &si);
+    CHECK(si.reexams == 1 && si.examining, "patience: two deviating calls: reexams %d "
+          "examining %d", si.reexams, si.examining);
+    sim_calls(&m, 9);
+    get(&m, &si);
+    CHECK(!si.examining && strcmp(si.chosen, "two_phase"),
+          "patience: after the slowdown still chose '%s'", si.chosen);
+    sim_close(&m);
+
+    /* patience 1: the paper's rule, one deviating call is enough */
+    sim_open(&m, "0", 1);
+    m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 100e6;
+    sim_calls(&m, 10);
+    m.speed[0] = 30e6;
+    sim_calls(&m, 2);
+    get(&m, &si);
+    CHECK(si.reexams == 1, "patience 1: reexams %d after one deviating call", si.reexams);
+    sim_close(&m);
+    printf("ok - patience\n");
+}
+
+static void own_time(void)
+{
+    struct sim m;
+    struct rio_select_info si;
+    sim_open(&m, "0", 1);
+    m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 100e6;
+    sim_calls(&m, 14);
+    get(&m, &si);
+    CHECK(si.select_time > 13.5e-6 && si.select_time < 14.5e-6,
+          "time: %g s over 14 calls of 1 us", si.select_time);
+    CHECK(si.select_time_chosen > 4.5e-6 && si.select_time_chosen < 5.5e-6,
+          "time: %g s over the 5 chosen calls", si.select_time_chosen);
+    sim_close(&m);
+    printf("ok - the selector's own time\n");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    full_examination();
+    pruning();
+    patience();
+    own_time();
+    printf("%d passed, %d failed\n", npass, nfail);
+    MPI_Finalize();
+    return nfail != 0;
+}
