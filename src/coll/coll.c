@@ -689,6 +689,31 @@ static void gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h)
     ctx->names = names;
 }
 
+/* The selector of the file, keyed by the storage's driver and layout.
+ * Collective (rank 0 reads the profile).  Without memory the fixed rules
+ * of "auto" serve. */
+static void make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
+                          const struct rio_hints *h, const struct rio_layout *l)
+{
+    char storage[64];
+    if (l->known)
+        snprintf(storage, sizeof storage, "%s:%lldx%d", st->ops->name, l->unit, l->count);
+    else
+        snprintf(storage, sizeof storage, "%s:none", st->ops->name);
+    if (rio__select_create(ctx->comm, h, storage, &ctx->sel))
+        ctx->sel = NULL;
+}
+
+void rio__coll_select_open(struct rio_coll_ctx *ctx, struct rio_store *st,
+                           const struct rio_hints *h)
+{
+    struct rio_layout l;
+    if (ctx->sel)
+        return;
+    rio__store_layout(st, &l);
+    make_selector(ctx, st, h, &l);
+}
+
 /* Put first among the candidates the one the fixed rules of "auto" would
  * pick (strategy.c): a program with few calls then spends its first
  * calls on the likely winner, and the examination prunes the others
@@ -742,16 +767,8 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     const struct rio_coll_strategy *s = rio__coll_strategy_find("two_phase");
     double t_start = rio__now();
     int selected = 0;
-    if (!ctx->sel) { /* collective: every rank makes its first call here */
-        char storage[64];
-        if (c.layout.known)
-            snprintf(storage, sizeof storage, "%s:%lldx%d", req->st->ops->name, c.layout.unit,
-                     c.layout.count);
-        else
-            snprintf(storage, sizeof storage, "%s:none", req->st->ops->name);
-        if (rio__select_create(ctx->comm, req->hints, storage, &ctx->sel))
-            ctx->sel = NULL; /* the fixed rules of "auto" serve */
-    }
+    if (!ctx->sel) /* collective: every rank makes its first call here */
+        make_selector(ctx, req->st, req->hints, &c.layout);
 
     ctx->trace.n = 0;
     ctx->trace.dropped = 0;

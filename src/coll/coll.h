@@ -53,6 +53,13 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
  *  *names_host 1 when some entry names a host, or -1.  Local. */
 int rio__coll_config_list_check(const char *list, int *names_host);
 
+/** Make the file's selector now, reading its profile, instead of at the
+ *  first collective call: MPI_File_open does this when a profile is
+ *  configured.  Collective over the context's communicator; st must be
+ *  open on every rank.  Without memory the fixed rules serve. */
+void rio__coll_select_open(struct rio_coll_ctx *ctx, struct rio_store *st,
+                           const struct rio_hints *h);
+
 /** What the last call did, gathered over all ranks.  Collective. */
 int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out);
 

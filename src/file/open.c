@@ -258,6 +258,17 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
             err = rio__file_agree(fh->comm, err);
         }
     }
+    /* A profile of the selector's decisions is read at open, so that the
+     * first collective call already runs the remembered winner.  (Files
+     * whose opens are deferred read it at their first collective call,
+     * where every rank has the file open.) */
+    const char *prof = fh->hints.profile ? fh->hints.profile : getenv("RESONIO_PROFILE");
+    if (!err && prof && *prof && !fh->hints.no_indep_rw &&
+        (!fh->hints.strategy || !strcmp(fh->hints.strategy, "auto"))) {
+        err = rio__file_agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll));
+        if (!err)
+            rio__coll_select_open(fh->coll, &fh->st, &fh->hints);
+    }
     if (err)
         goto fail;
     *out = fh;

@@ -19,7 +19,9 @@
  *      (it was written through a temp file and rename).
  *   2. reuse run with the hint: signature chosen from the start —
  *      from_profile 1, not examining, exam_calls 0, run 1's choice, and the
- *      call ran it.  The same with RESONIO_PROFILE instead of the hint.
+ *      call ran it.  The same with RESONIO_PROFILE instead of the hint,
+ *      and with the profile moved away between the open and the first
+ *      call: it is read at open.
  *   3. reuse run with another layout (striping_unit/striping_factor): the
  *      storage identity differs, so the profile's decision does not apply:
  *      examining, from_profile 0.
@@ -41,8 +43,8 @@
  *      (examining, from_profile 0) with a warning.
  *
  * Only rank 0 touches the profile (it reads it and broadcasts it: resonio
- * does so at the file's first collective call, so the warning is looked
- * for during the open and the first call), so the variants are made and
+ * does so in MPI_File_open, and the warning is looked for during the open
+ * and the first call), so the variants are made and
  * checked on rank 0; what every rank sees is compared with rank 0's after
  * every run.  The test relies on nothing of the profile's format beyond a
  * header line with a version number and an end marker as the last line.
@@ -239,9 +241,21 @@ static void deciding_run(const char *suffix, int want_warning, int dir_variant, 
  * start chosen from the profile (decided); else it must examine.
  * use_env: name the profile with RESONIO_PROFILE instead of the hint.
  */
+static void reuse_run_hide(const char *suffix, int expect_profile, int use_env, int layout,
+                           int hide, const char *what);
 static void reuse_run(const char *suffix, int expect_profile, int use_env, int layout,
                       const char *what)
 {
+    reuse_run_hide(suffix, expect_profile, use_env, layout, 0, what);
+}
+
+/* hide: move the profile away between the open and the first call (and
+ * back after the close): a profile read at open is used all the same. */
+static void reuse_run_hide(const char *suffix, int expect_profile, int use_env, int layout,
+                           int hide, const char *what)
+{
+    char hidden[4300];
+    snprintf(hidden, sizeof hidden, "%s.hidden", prof);
     struct st_file f;
     struct rio_select_info si;
     char w[160];
@@ -250,6 +264,11 @@ static void reuse_run(const char *suffix, int expect_profile, int use_env, int l
     MPI_Info info = run_info(use_env ? NULL : prof, layout);
     int opened = st_open(&f, suffix, info);
     MPI_Info_free(&info);
+    if (opened && hide) {
+        if (rt_rank == 0)
+            CHECK(rename(prof, hidden) == 0, "%s: cannot move the profile away", what);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     if (opened) {
         st_call(&f, ST_N);
         snprintf(w, sizeof w, "%s, after call 1", what);
@@ -272,6 +291,9 @@ static void reuse_run(const char *suffix, int expect_profile, int use_env, int l
             }
         }
         st_close_verify(&f);
+        if (hide && rt_rank == 0)
+            CHECK(rename(hidden, prof) == 0, "%s: cannot put the profile back", what);
+        MPI_Barrier(MPI_COMM_WORLD);
     }
     if (use_env)
         unsetenv("RESONIO_PROFILE");
@@ -455,6 +477,7 @@ int main(int argc, char **argv)
         /* 2. reused through the hint and through the environment */
         reuse_run("prof.second", 1, 0, 0, "run 2 (profile by hint)");
         reuse_run("prof.env", 1, 1, 0, "run 2 (RESONIO_PROFILE)");
+        reuse_run_hide("prof.atopen", 1, 0, 0, 1, "run 2 (profile gone after the open)");
         /* 3. another storage layout: the decision does not apply */
         reuse_run("prof.layout", 0, 0, 1, "run with another layout");
 
