@@ -517,16 +517,26 @@ out:
     return rc;
 }
 
-int rio__store_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
-                          MPI_Offset pos, const void *buf, MPI_Offset len)
+/* The arguments of a view transfer: 0 to go on, 1 when there is nothing
+ * to move, or RIO_E_ARG. */
+static int view_args(MPI_Offset disp, MPI_Offset pos, MPI_Offset len)
 {
     if (len <= 0)
-        return 0;
+        return 1;
     if (pos < 0 || disp < 0) {
         rio__err_detail("view at displacement %lld, stream byte %lld", (long long)disp,
                         (long long)pos);
         return RIO_E_ARG;
     }
+    return 0;
+}
+
+int rio__store_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                          MPI_Offset pos, const void *buf, MPI_Offset len)
+{
+    int arg = view_args(disp, pos, len);
+    if (arg)
+        return arg < 0 ? arg : 0;
     if (!st->ops->write_view)
         return view_by_list(st, 1, ft, disp, pos, (char *)buf, len, NULL);
     double t0 = rio__now();
@@ -546,13 +556,9 @@ int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_O
     int rc;
     if (done)
         *done = 0;
-    if (len <= 0)
-        return 0;
-    if (pos < 0 || disp < 0) {
-        rio__err_detail("view at displacement %lld, stream byte %lld", (long long)disp,
-                        (long long)pos);
-        return RIO_E_ARG;
-    }
+    int arg = view_args(disp, pos, len);
+    if (arg)
+        return arg < 0 ? arg : 0;
     if (!st->ops->read_view)
         return view_by_list(st, 0, ft, disp, pos, buf, len, done);
     double t0 = rio__now();

@@ -35,6 +35,23 @@ static const char *emu_bin;     /* path of resonio-emud */
 static char emu_top[64];        /* the test's temporary directory */
 static char emu_dir[80];        /* the service directory inside it */
 
+/* A one-region generator for rio__emu_rw: the region {off, len}. */
+struct one {
+    int64_t off, len;
+    int given;
+};
+
+static inline int one_next(void *arg, int64_t *off, int64_t *len)
+{
+    struct one *o = arg;
+    if (o->given)
+        return 0;
+    o->given = 1;
+    *off = o->off;
+    *len = o->len;
+    return 1;
+}
+
 /** Run resonio-emud with the arguments (NULL-terminated); its exit status. */
 static inline int emu_run(const char *cmd, ...)
 {

@@ -26,21 +26,6 @@ static double wall(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-struct one {
-    int64_t off, len;
-    int given;
-};
-
-static int one_next(void *arg, int64_t *off, int64_t *len)
-{
-    struct one *o = arg;
-    if (o->given)
-        return 0;
-    o->given = 1;
-    *off = o->off;
-    *len = o->len;
-    return 1;
-}
 
 /* n requests of len bytes, sequential or at pseudo-random offsets in a
  * 256 MiB span; MB/s by wall clock and by modelled busy time. */

@@ -135,24 +135,6 @@ static void healthy(const char *after)
     rio__emu_disconnect(cl);
 }
 
-/* ---- a one-region generator for rio__emu_rw ----------------------------------- */
-
-struct one {
-    int64_t off, len;
-    int given;
-};
-
-static int one_next(void *arg, int64_t *off, int64_t *len)
-{
-    struct one *o = arg;
-    if (o->given)
-        return 0;
-    o->given = 1;
-    *off = o->off;
-    *len = o->len;
-    return 1;
-}
-
 static int rw(struct rio_emu_client *cl, const struct rio_emu_layout *lay, int wr, void *buf,
               int64_t off, int64_t len, int64_t *done)
 {

@@ -201,6 +201,18 @@ static void conn_flush(struct conn *c)
     }
 }
 
+/* Queue the reply o on c's output and send what the socket takes. */
+static void conn_queue(struct conn *c, struct out *o)
+{
+    if (c->ot)
+        c->ot->next = o;
+    else
+        c->oh = o;
+    c->ot = o;
+    c->out_bytes += o->n;
+    conn_flush(c);
+}
+
 /* Queue the message in b (begun with rio__emu_msg_begin) as a reply;
  * takes b's buffer. */
 static void reply_buf(struct conn *c, struct rio_emu_buf *b, unsigned op, int32_t status,
@@ -217,13 +229,7 @@ static void reply_buf(struct conn *c, struct rio_emu_buf *b, unsigned op, int32_
     *o = (struct out){NULL, b->p, b->n, 0};
     b->p = NULL;
     rio__emu_buf_free(b);
-    if (c->ot)
-        c->ot->next = o;
-    else
-        c->oh = o;
-    c->ot = o;
-    c->out_bytes += o->n;
-    conn_flush(c);
+    conn_queue(c, o);
 }
 
 static void reply_status(struct conn *c, unsigned op, int32_t status, uint64_t id)
@@ -796,14 +802,7 @@ static void complete(struct server *S)
     S->st.busy_ns += (uint64_t)(S->cur_service * 1e9);
     struct out *o = j->reply;
     if (o && j->c) {
-        struct conn *c = j->c;
-        if (c->ot)
-            c->ot->next = o;
-        else
-            c->oh = o;
-        c->ot = o;
-        c->out_bytes += o->n;
-        conn_flush(c);
+        conn_queue(j->c, o);
     } else if (o) {
         free(o->p);
         free(o);
