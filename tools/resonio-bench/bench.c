@@ -8,7 +8,11 @@
  * rounds and verifying every byte (run.c), and reports throughput, the
  * ratio to native and to a sequential pwrite/pread "limit", and the I/O
  * characteristics resonio measured (report.c).  See bench_usage (cli.c)
- * for the command line; without -w it runs the default suite.
+ * for the command line; without -w it runs the default suite.  With
+ * -storage emu, rank 0 runs a resonio-emud service of its own for the
+ * run (emu.c) and the outputs are named <mpi>-emu-np<N>, so runs at
+ * several rank counts can share one output directory, whose report then
+ * shows the resonance figures (figures.c) from all of them.
  *
  * Exit status: 0 when every byte of every round verified, 1 when not,
  * 2 for bad input (one line saying why, then the usage, on stderr).
@@ -215,11 +219,42 @@ int main(int argc, char **argv)
     o.out = out;
     o.dir = dir;
     fs_name(dir, m.fstype, sizeof m.fstype);
+    snprintf(m.tag, sizeof m.tag, "%s", m.mpi);
+
+    if (o.emu) {
+        /* rank 0 runs the service; everyone learns where */
+        ok = 1;
+        if (rank == 0 && bench_emu_start(&o, o.emu_dir, sizeof o.emu_dir, msg, sizeof msg)) {
+            fprintf(stderr, "resonio-bench: %s\n", msg);
+            ok = 0;
+        }
+        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!ok) {
+            MPI_Finalize();
+            return 1;
+        }
+        MPI_Bcast(o.emu_dir, sizeof o.emu_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+        snprintf(m.tag, sizeof m.tag, "%s-emu-np%d", m.mpi, np);
+        snprintf(m.fstype, sizeof m.fstype, "emu");
+    }
 
     if (rank == 0) {
-        printf("resonio-bench: %s (%s), %d ranks; data in %s (%s); %d points, %d timed rounds "
-               "+ 1 probe round each\n",
-               m.mpi, m.mpi_version, np, dir, m.fstype, o.npoints, o.rounds);
+        if (o.emu) {
+            char su[32];
+            bench_fmt_size(su, sizeof su, o.stripe);
+            printf("resonio-bench: %s (%s), %d ranks; data in the emulated storage: service %s, "
+                   "%d targets, model %s, time scale %g, stripe unit %s; %d points, %d timed "
+                   "rounds + 1 probe round each\n",
+                   m.mpi, m.mpi_version, np, o.emu_dir, o.targets, o.model, o.time_scale, su,
+                   o.npoints, o.rounds);
+            if (o.skipped & o.impl_mask)
+                printf("resonio-bench: native (the MPI library cannot open emu: files) and limit "
+                       "(POSIX I/O) do not run on the emulated storage: skipped\n");
+        } else {
+            printf("resonio-bench: %s (%s), %d ranks; data in %s (%s); %d points, %d timed "
+                   "rounds + 1 probe round each\n",
+                   m.mpi, m.mpi_version, np, dir, m.fstype, o.npoints, o.rounds);
+        }
         fflush(stdout);
     }
     long long errors = 0;
@@ -233,6 +268,14 @@ int main(int argc, char **argv)
     m.seconds = MPI_Wtime() - t0;
     if (getloadavg(&m.load[1], 1) != 1)
         m.load[1] = -1;
+    if (rank == 0 && o.emu) {
+        if (bench_emu_stop()) {
+            fprintf(stderr, "resonio-bench: stopping the service in %s failed\n", o.emu_dir);
+            errors++;
+        } else {
+            printf("\nthe service in %s is stopped and its directory removed\n", o.emu_dir);
+        }
+    }
     if (rank == 0) {
         bench_print_targets(stdout, &o);
         if (bench_write_outputs(&o, &m))

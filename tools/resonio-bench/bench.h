@@ -13,7 +13,8 @@
  * the round (bench_pattern), so the write buffer is produced by packing an image of
  * the file through the filetype and unpacking it through the memory type
  * (MPI's own datatype engine is the oracle), reads are checked against the
- * write buffer, and the file against the pattern with POSIX reads.
+ * write buffer, and the file against the pattern with POSIX reads (on the
+ * emulated storage: by reading the object files, emu.c).
  */
 #ifndef RESONIO_BENCH_H
 #define RESONIO_BENCH_H
@@ -26,6 +27,8 @@
 #define BENCH_MAX_PARAMS 8
 #define BENCH_MAX_ROUNDS 64
 #define BENCH_MAX_SWEEP 16
+#define BENCH_MAX_TARGETS 16 /* of the emulated storage */
+#define BENCH_MAX_HINTS 4    /* -hint per specification */
 
 /* ---- workloads ----------------------------------------------------------- */
 
@@ -73,6 +76,10 @@ struct bench_plan {
     long long mregion;                /* typical contiguous memory piece (bytes) */
     int one_region;                   /* every call of every rank is one contiguous file
                                          region and memory is contiguous */
+    long long piece;                  /* if > 0: memory is contiguous (memtype is etype)
+                                         and a call's data are contiguous file pieces of
+                                         exactly this many bytes, one per filetype block,
+                                         in stream order (indep_calls: one call each) */
     char shape[160];                  /* one line: what a call looks like */
 };
 
@@ -117,6 +124,8 @@ struct bench_impl {
     const char *name; /* as on the command line and in the outputs */
     enum bench_impl_kind kind;
     const char *strategy; /* IMPL_RESONIO: value of resonio_strategy */
+    int noncoll;          /* independent calls (rio_file_write_at/read_at) instead of
+                             collective ones; runs only when named in -impl */
 };
 
 extern const struct bench_impl bench_impls[];
@@ -140,6 +149,8 @@ struct bench_io {
     int (*set_view)(void *, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info);
     int (*write_at_all)(void *, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
     int (*read_at_all)(void *, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
+    int (*write_at)(void *, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
+    int (*read_at)(void *, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
     int (*sync)(void *);
     /* resonio only (NULL for native) */
     int (*stats)(void *, void *out);     /* struct rio_stats */
@@ -149,6 +160,19 @@ struct bench_io {
 const struct bench_io *bench_io_of(const struct bench_impl *im);
 
 /* ---- results ------------------------------------------------------------------ */
+
+/** One target of the emulated storage over the rounds of one phase of one
+ *  implementation: its counters (resonio-emud stats) summed over the
+ *  rounds, each round's counters reset before the phase's open and read
+ *  after its close. */
+struct bench_tgt {
+    long long requests;   /* data requests served */
+    long long accesses;   /* disk accesses they became */
+    long long judged;     /* accesses after the first of each round */
+    long long sequential; /* of those, starting where the previous ended */
+    long long seek;       /* head movement, bytes of the modelled disk */
+    double busy;          /* modelled service time, seconds */
+};
 
 /** One phase (write or read) of one implementation on one workload point.
  *  Throughputs in MiB/s over the timed rounds; I/O characteristics from
@@ -175,6 +199,9 @@ struct bench_phase {
     double sel_cost[BENCH_MAX_ROUNDS];
     int sel_n;
     double sel_med;
+    /* the emulated storage's targets (rank 0; ntgt 0 when not measured) */
+    int ntgt;
+    struct bench_tgt tgt[BENCH_MAX_TARGETS];
 };
 
 struct bench_impl_result {
@@ -191,7 +218,9 @@ struct bench_point {
     long long v[BENCH_MAX_PARAMS];
     int sweep;        /* index of the swept parameter, -1 if none */
     int spec;         /* which -w specification it came from */
-    char params[200]; /* "seg=64K size=16M" */
+    char params[200]; /* "seg=64K size=16M", then the hints */
+    char hints[160];  /* the specification's -hint values: "key=value key=value" */
+    unsigned impl_mask; /* the specification's -impls (0: -impl's) */
     /* filled by the run */
     char shape[160];
     long long bytes; /* desired bytes per phase, all ranks */
@@ -209,7 +238,7 @@ struct bench_point {
 /* ---- options -------------------------------------------------------------------- */
 
 struct bench_opts {
-    const char *suite; /* NULL, "default" or "full" */
+    const char *suite; /* NULL, "default", "full" or "emu" */
     int rounds;        /* timed rounds */
     const char *dir;   /* data files */
     const char *out;   /* output directory */
@@ -217,9 +246,22 @@ struct bench_opts {
     int plots;
     int dry;            /* print the points and exit */
     unsigned impl_mask; /* bit i: bench_impls[i] */
+    int impl_given;     /* -impl was given */
+    unsigned skipped;   /* implementations the storage cannot run (native, limit on emu) */
     int npoints;
     struct bench_point *points;
+    /* the storage: -storage emu runs resonio-emud (emu.c) */
+    int emu;
+    int targets;       /* -targets */
+    const char *model; /* -model: hdd, ssd, none */
+    long long stripe;  /* -stripe: striping_unit of the files */
+    double time_scale; /* -time-scale */
+    const char *emud;  /* -emud: the resonio-emud program (NULL: found by emu.c) */
+    char emu_dir[128]; /* the running service's directory (set by main) */
 };
+
+/** The implementations point p runs (bit i: bench_impls[i]). */
+unsigned bench_point_impls(const struct bench_opts *o, const struct bench_point *p);
 
 /** Parse argv into *o (points expanded).  Local, deterministic; prints
  *  nothing.  Returns 0, 1 for help/list (text in msg), or -1 with a
@@ -239,6 +281,7 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
 
 struct bench_meta {
     const char *mpi; /* "mpich", "openmpi", "mpi" */
+    char tag[64];    /* output file names: mpi, or "<mpi>-emu-np<N>" on emu */
     char mpi_version[256];
     int nprocs;
     char fstype[32];
@@ -252,8 +295,54 @@ struct bench_meta {
 void bench_print_point(FILE *to, const struct bench_point *p);
 /** Every point's target verdicts, one line each, and the counts (rank 0). */
 void bench_print_targets(FILE *to, const struct bench_opts *o);
-/** Write <mpi>.csv, <mpi>.json, the plots, <mpi>.md and report.md into
+/** Write <tag>.csv, <tag>.json, the plots, <tag>.md and report.md into
  *  o->out (rank 0).  Returns 0 or -1 (message on stderr). */
 int bench_write_outputs(const struct bench_opts *o, const struct bench_meta *m);
+
+/* ---- the emulated storage (emu.c) ----------------------------------------------------- */
+
+/** Start a resonio-emud service with o's -targets, -model, -time-scale in a
+ *  fresh directory under /tmp, and a watchdog that stops it and removes
+ *  the directory when this process ends, however it ends.  Rank 0 only.
+ *  0 with the service directory in dir, or -1 with a message. */
+int bench_emu_start(const struct bench_opts *o, char *dir, size_t dirlen, char *msg,
+                    size_t msglen);
+/** Stop the service and remove its directory, and wait until that is done.
+ *  Safe when none was started.  0, or -1 if stopping failed. */
+int bench_emu_stop(void);
+/** Run `resonio-emud stats --dir o->emu_dir` (with reset: --reset, which
+ *  also resets the counters).  With out: fills out[0..n-1] with this interval's counters
+ *  (judged and sequential from the accesses and the sequential fraction)
+ *  and returns n; without: returns 0.  -1 on failure.  Rank 0. */
+int bench_emu_stats(const struct bench_opts *o, int reset, struct bench_tgt *out, int max);
+
+/** A logical file of the service read straight from its object files on
+ *  disk (target 0's meta.tab and t<i>/<fid>.obj), without the client
+ *  library: the independent check of what resonio wrote.  Local. */
+struct bench_efile {
+    int count;
+    long long unit, size;
+    int fd[BENCH_MAX_TARGETS];
+    long long osz[BENCH_MAX_TARGETS];
+};
+/** 0, or -1 if name is not in the service in dir. */
+int bench_efile_open(const char *dir, const char *name, struct bench_efile *f);
+/** Read [off, off+len) (bytes past the object ends inside the file read as
+ *  zero); returns the bytes read, fewer only at the end of the file. */
+long long bench_efile_pread(const struct bench_efile *f, unsigned char *buf, long long len,
+                            long long off);
+void bench_efile_close(struct bench_efile *f);
+
+/* ---- the resonance experiments (figures.c) ----------------------------------------------- */
+
+/** Write this run's points to <tag>.fig.tsv in o->out (emu runs; rank 0);
+ *  0 or -1. */
+int bench_fig_save(const struct bench_opts *o, const struct bench_meta *m);
+/** Write the figures section to f from every *.fig.tsv in dir: for each
+ *  MPI, resonant-io.txt Figures 2 and 5 and orthrus.txt Figures 3 and 4
+ *  as plots and tables, the papers' numbers beside the measured ones, and
+ *  a verdict computed from the measurements.  Nothing when there are no
+ *  such files.  Rank 0. */
+void bench_fig_report(FILE *f, const char *dir, int plots);
 
 #endif /* RESONIO_BENCH_H */

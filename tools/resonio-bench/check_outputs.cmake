@@ -14,7 +14,9 @@ read_time_exchange,read_time_storage,read_stats_time_storage,read_copies_per_byt
 read_strategy,rss_mib,verified,errors,stray_bytes,\
 write_call_us,write_select_calls,write_select_exam_calls,write_select_us,write_select_pct,\
 read_call_us,read_select_calls,read_select_exam_calls,read_select_us,read_select_pct,\
-select_target")
+select_target,\
+write_seq_fraction,write_seq_min,write_target_seq,\
+read_seq_fraction,read_seq_min,read_target_seq")
 
 function(fail msg)
   message(FATAL_ERROR "${msg}")
@@ -67,6 +69,8 @@ foreach(k nprocs seconds load_start load_end rounds)
 endforeach()
 expect_type(suite "STRING|NULL" suite)
 expect_type(sync BOOLEAN sync)
+expect_type(storage OBJECT storage)
+expect_type(storage.kind STRING storage kind)
 expect_type(points ARRAY points)
 string(JSON np LENGTH "${json}" points)
 if(np LESS 1)
@@ -116,6 +120,8 @@ foreach(p RANGE ${np})
         expect_type(${ph}.${k} "NUMBER|NULL" points ${p} impls ${i} ${ph} ${k})
       endforeach()
       expect_type(${ph}.strategy "STRING|NULL" points ${p} impls ${i} ${ph} strategy)
+      expect_type(${ph}.seq_fraction "NUMBER|NULL" points ${p} impls ${i} ${ph} seq_fraction)
+      expect_type(${ph}.targets "ARRAY|NULL" points ${p} impls ${i} ${ph} targets)
     endforeach()
   endforeach()
 endforeach()

@@ -9,6 +9,10 @@
  * suite runs.  A suite is nothing but a list of such specifications, parsed
  * by the same code, so every number in it is visible here.
  *
+ * A specification may also carry -hint KEY=VALUE (MPI_Info hints given
+ * to every implementation at open for its points) and -impls LIST (the
+ * implementations of its points, among those -impl selects).
+ *
  * Parsing is local and deterministic: every rank parses the same argv and
  * gets the same points; only rank 0 prints the message it returns.
  */
@@ -49,6 +53,31 @@ static const char *const suite_default[] = {
     NULL,
 };
 
+/* The resonance experiments on the emulated storage (-storage emu, 4
+ * targets, hdd model, 64 KiB stripe unit; figures.c reports them):
+ * resonant-io.txt Figures 2 and 5, the demo program at the paper's
+ * segment sizes, with one rank per (virtual) node as in the paper's one
+ * process per compute node, so that two_phase has one aggregator per
+ * rank as ROMIO had: independent calls (indep_calls, the paper's
+ * non-collective I/O; and resonio's `independent` strategy, the same
+ * pattern through a collective call) and two_phase for Figure 2,
+ * resonant and two_phase for Figure 5.  orthrus.txt Figures 3 and 4, the
+ * matrix benchmark over block size (depth 4) and access depth (16 KiB
+ * blocks) with virtual nodes of 2 ranks: target_first (disk-first),
+ * node_first (core-first) and two_phase (ROMIO).  File sizes are 16 MiB
+ * (demo) and 8 MiB (matrix) instead of the papers' 10 GB and more, so
+ * that the suite takes minutes on a modelled disk of about 70 MB/s per
+ * target; a point whose call is larger than its size has one call. */
+static const char *const suite_emu[] = {
+    "demo -seg 32k,64k,128k,256k,512k,1m -size 16m -hint resonio_ranks_per_node=1 "
+    "-impls indep_calls,independent,two_phase,resonant",
+    "matrix -block 4k,16k,64k,256k,1m -depth 4 -size 8m -hint resonio_ranks_per_node=2 "
+    "-impls two_phase,node_first,target_first",
+    "matrix -block 16k -depth 4,16,64 -size 8m -hint resonio_ranks_per_node=2 "
+    "-impls two_phase,node_first,target_first",
+    NULL,
+};
+
 /* The papers' sweeps (file sizes scaled down from the papers' 1-10 GB). */
 static const char *const suite_full[] = {
     "demo -seg 32k,64k,128k,256k,512k,1m -size 128m",
@@ -71,13 +100,18 @@ static const char *const suite_full[] = {
 void bench_usage(FILE *to)
 {
     fprintf(to,
-            "usage: resonio-bench [--suite default|full] [-impl LIST] [-rounds N] [-dir DIR]\n"
+            "usage: resonio-bench [--suite default|full|emu] [-impl LIST] [-rounds N] [-dir DIR]\n"
             "                     [-o DIR] [-sync] [-noplot] [-list] [-dry]\n"
-            "                     [-w WORKLOAD [-PARAM VALUE[,VALUE...]]...]...\n"
-            "  --suite S   run a predefined suite (default when no -w is given)\n"
+            "                     [-storage posix|emu [-targets N] [-model hdd|ssd|none]\n"
+            "                      [-stripe SIZE] [-time-scale F] [-emud PATH]]\n"
+            "                     [-w WORKLOAD [-PARAM VALUE[,VALUE...]] [-hint KEY=VALUE]...\n"
+            "                      [-impls LIST]]...\n"
+            "  --suite S   run a predefined suite (default when no -w is given); emu: the\n"
+            "              resonance experiments on the emulated storage (implies -storage emu)\n"
             "  -impl LIST  comma list of native, two_phase, resonant, stripe, node_first,\n"
             "              target_first, direct, independent, auto, limit, resonio (every\n"
-            "              strategy and auto), all (default)\n"
+            "              strategy and auto), all (default: all of these), and indep_calls\n"
+            "              (independent calls, rio_file_write_at/read_at; only when named)\n"
             "  -rounds N   timed rounds per implementation (default 3), after one probe round\n"
             "  -dir DIR    directory for the data files (default: the output directory)\n"
             "  -o DIR      output directory (default bench-results/<timestamp>)\n"
@@ -85,6 +119,17 @@ void bench_usage(FILE *to)
             "  -noplot     do not run gnuplot\n"
             "  -list       list the workloads and their parameters\n"
             "  -dry        print the points (workloads with their values) and exit\n"
+            "  -storage S  posix (default: files in -dir) or emu: start a resonio-emud service\n"
+            "              in a fresh /tmp directory for the run and stop it at the end; files\n"
+            "              emu:<name>, checked from the object files; native and limit cannot\n"
+            "              run there and are skipped; per-target sequentiality is reported\n"
+            "  -targets N  emu targets (default 4)      -model M   hdd (default), ssd or none\n"
+            "  -stripe S   striping_unit of the files (default 64k; striping_factor: -targets)\n"
+            "  -time-scale F  emu: wait F times the modelled service time (default 1)\n"
+            "  -emud PATH  the resonio-emud program (default: next to resonio-bench, the\n"
+            "              build tree, or PATH)\n"
+            "  -hint K=V   (after -w) an MPI_Info hint for that specification's points\n"
+            "  -impls LIST (after -w) that specification's implementations, among -impl's\n"
             "  sizes take k, m, g suffixes (powers of 1024); a comma list sweeps a parameter\n");
 }
 
@@ -205,6 +250,9 @@ static int parse_value(const struct bench_workload *w, const struct bench_param 
 struct spec {
     const struct bench_workload *w;
     const char *text[BENCH_MAX_PARAMS];
+    const char *hint[BENCH_MAX_HINTS];
+    int nhints;
+    unsigned impl_mask; /* -impls, 0 if not given */
 };
 
 /* Expand a specification into points appended to o->points. */
@@ -250,6 +298,7 @@ static int expand(struct spec *sp, int index, int nprocs, struct bench_opts *o, 
         p->w = w;
         p->sweep = sweep;
         p->spec = index;
+        p->impl_mask = sp->impl_mask;
         size_t n = 0;
         for (int i = 0; i < np; i++) {
             const struct bench_param *pa = &w->params[i];
@@ -267,6 +316,17 @@ static int expand(struct spec *sp, int index, int nprocs, struct bench_opts *o, 
             }
             n += (size_t)snprintf(p->params + n, n < sizeof p->params ? sizeof p->params - n : 0,
                                   "%s%s=%s", i ? " " : "", pa->name, vb);
+            if (n >= sizeof p->params)
+                n = sizeof p->params - 1;
+        }
+        size_t h = 0;
+        for (int i = 0; i < sp->nhints; i++) {
+            h += (size_t)snprintf(p->hints + h, h < sizeof p->hints ? sizeof p->hints - h : 0,
+                                  "%s%s", i ? " " : "", sp->hint[i]);
+            if (h >= sizeof p->hints)
+                return err_msg(msg, len, "%s: the hints are too long", w->name);
+            n += (size_t)snprintf(p->params + n, n < sizeof p->params ? sizeof p->params - n : 0,
+                                  " %s", sp->hint[i]);
             if (n >= sizeof p->params)
                 n = sizeof p->params - 1;
         }
@@ -298,8 +358,10 @@ static int parse_impls(const char *text, unsigned *mask, char *msg, size_t len)
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int found = 0;
         for (int i = 0; i < bench_nimpls; i++)
-            if (!strcmp(t, "all") || !strcmp(t, bench_impls[i].name) ||
-                (!strcmp(t, "resonio") && bench_impls[i].kind == IMPL_RESONIO)) {
+            if (!strcmp(t, bench_impls[i].name) ||
+                (!bench_impls[i].noncoll &&
+                 (!strcmp(t, "all") ||
+                  (!strcmp(t, "resonio") && bench_impls[i].kind == IMPL_RESONIO)))) {
                 *mask |= 1u << i;
                 found = 1;
             }
@@ -320,9 +382,10 @@ static int add_suite(const char *name, int nprocs, struct bench_opts *o, char *m
 {
     const char *const *s = !strcmp(name, "default") ? suite_default
                            : !strcmp(name, "full")  ? suite_full
+                           : !strcmp(name, "emu")   ? suite_emu
                                                     : NULL;
     if (!s)
-        return err_msg(msg, len, "unknown suite '%s' (default or full)", name);
+        return err_msg(msg, len, "unknown suite '%s' (default, full or emu)", name);
     for (; *s; s++) {
         char buf[512], *words[64];
         int nw = 0;
@@ -337,6 +400,66 @@ static int add_suite(const char *name, int nprocs, struct bench_opts *o, char *m
 }
 
 static int nspecs;
+static int storage_given; /* -storage was on the command line */
+
+/* A word that is a flag with a value at the top level (not in a suite). */
+static int top_option(const char *arg)
+{
+    static const char *const names[] = {"impl",  "rounds",  "dir",    "o",          "storage",
+                                        "targets", "model", "stripe", "time-scale", "emud"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is_flag(arg, names[i]))
+            return 1;
+    return 0;
+}
+
+/* The top-level options with a value; 0 or -1 with msg. */
+static int set_option(const char *arg, const char *val, struct bench_opts *o, char *msg,
+                      size_t len)
+{
+    long long v;
+    if (is_flag(arg, "impl")) {
+        o->impl_given = 1;
+        return parse_impls(val, &o->impl_mask, msg, len);
+    }
+    if (is_flag(arg, "rounds")) {
+        if (parse_number(val, &v) || v < 1 || v >= BENCH_MAX_ROUNDS)
+            return err_msg(msg, len, "malformed round count '%s' (1..%d)", val,
+                           BENCH_MAX_ROUNDS - 1);
+        o->rounds = (int)v;
+    } else if (is_flag(arg, "dir")) {
+        o->dir = val;
+    } else if (is_flag(arg, "o")) {
+        o->out = val;
+    } else if (is_flag(arg, "storage")) {
+        if (strcmp(val, "posix") && strcmp(val, "emu"))
+            return err_msg(msg, len, "-storage must be posix or emu, not '%s'", val);
+        o->emu = !strcmp(val, "emu");
+        storage_given = 1;
+    } else if (is_flag(arg, "targets")) {
+        if (parse_number(val, &v) || v < 1 || v > BENCH_MAX_TARGETS)
+            return err_msg(msg, len, "malformed target count '%s' (1..%d)", val,
+                           BENCH_MAX_TARGETS);
+        o->targets = (int)v;
+    } else if (is_flag(arg, "model")) {
+        if (strcmp(val, "hdd") && strcmp(val, "ssd") && strcmp(val, "none"))
+            return err_msg(msg, len, "-model must be hdd, ssd or none, not '%s'", val);
+        o->model = val;
+    } else if (is_flag(arg, "stripe")) {
+        if (parse_number(val, &v) || v < 1 || v > (1LL << 30))
+            return err_msg(msg, len, "malformed stripe size '%s' (1..1g)", val);
+        o->stripe = v;
+    } else if (is_flag(arg, "time-scale")) {
+        char *end;
+        double d = strtod(val, &end);
+        if (end == val || *end || !(d >= 0) || d > 1e6)
+            return err_msg(msg, len, "malformed time scale '%s' (0..1e6)", val);
+        o->time_scale = d;
+    } else {
+        o->emud = val;
+    }
+    return 0;
+}
 
 static int parse_words(int n, char **a, int nprocs, struct bench_opts *o, int in_suite, char *msg,
                        size_t len)
@@ -377,10 +500,28 @@ static int parse_words(int n, char **a, int nprocs, struct bench_opts *o, int in
                 continue;
             }
         }
+        /* options of the current specification */
+        if (sp.w && (is_flag(arg, "hint") || is_flag(arg, "impls"))) {
+            if (!val)
+                return err_msg(msg, len, "%s: %s needs a value", sp.w->name, arg);
+            i++;
+            if (is_flag(arg, "impls")) {
+                if (parse_impls(val, &sp.impl_mask, msg, len))
+                    return -1;
+                continue;
+            }
+            const char *eq = strchr(val, '=');
+            if (!eq || eq == val || !eq[1] || strpbrk(val, ", \t\""))
+                return err_msg(msg, len, "%s: -hint takes KEY=VALUE without commas or spaces, "
+                               "not '%s'", sp.w->name, val);
+            if (sp.nhints == BENCH_MAX_HINTS)
+                return err_msg(msg, len, "%s: at most %d hints", sp.w->name, BENCH_MAX_HINTS);
+            sp.hint[sp.nhints++] = val;
+            continue;
+        }
         int is_w = is_flag(arg, "w"), known = is_w || is_flag(arg, "suite");
         if (!in_suite)
-            known = known || is_flag(arg, "impl") || is_flag(arg, "rounds") ||
-                    is_flag(arg, "dir") || is_flag(arg, "o");
+            known = known || top_option(arg);
         if (!known) {
             if (sp.w)
                 return err_msg(msg, len, "unknown parameter '%s' for workload %s", arg, sp.w->name);
@@ -399,20 +540,9 @@ static int parse_words(int n, char **a, int nprocs, struct bench_opts *o, int in
         } else if (is_flag(arg, "suite")) {
             if (add_suite(val, nprocs, o, msg, len))
                 return -1;
-            o->suite = !strcmp(val, "full") ? "full" : "default";
-        } else if (is_flag(arg, "impl")) {
-            if (parse_impls(val, &o->impl_mask, msg, len))
-                return -1;
-        } else if (is_flag(arg, "rounds")) {
-            long long r;
-            if (parse_number(val, &r) || r < 1 || r >= BENCH_MAX_ROUNDS)
-                return err_msg(msg, len, "malformed round count '%s' (1..%d)", val,
-                               BENCH_MAX_ROUNDS - 1);
-            o->rounds = (int)r;
-        } else if (is_flag(arg, "dir")) {
-            o->dir = val;
-        } else {
-            o->out = val;
+            o->suite = !strcmp(val, "full") ? "full" : !strcmp(val, "emu") ? "emu" : "default";
+        } else if (set_option(arg, val, o, msg, len)) {
+            return -1;
         }
     }
     if (sp.w && expand(&sp, nspecs++, nprocs, o, msg, len))
@@ -420,13 +550,31 @@ static int parse_words(int n, char **a, int nprocs, struct bench_opts *o, int in
     return 0;
 }
 
+unsigned bench_point_impls(const struct bench_opts *o, const struct bench_point *p)
+{
+    /* without -impl, a specification's -impls may name indep_calls */
+    unsigned all = o->impl_mask;
+    for (int i = 0; i < bench_nimpls && !o->impl_given; i++)
+        if (bench_impls[i].noncoll)
+            all |= 1u << i;
+    return (p->impl_mask ? all & p->impl_mask : o->impl_mask) & ~o->skipped;
+}
+
 int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *msg, size_t len)
 {
     memset(o, 0, sizeof *o);
     o->rounds = 3;
     o->plots = 1;
-    o->impl_mask = (1u << bench_nimpls) - 1;
+    o->impl_mask = 0;
+    for (int i = 0; i < bench_nimpls; i++)
+        if (!bench_impls[i].noncoll)
+            o->impl_mask |= 1u << i;
+    o->targets = 4;
+    o->model = "hdd";
+    o->stripe = 64 << 10;
+    o->time_scale = 1.0;
     nspecs = 0;
+    storage_given = 0;
     int rc = parse_words(argc - 1, argv + 1, nprocs, o, 0, msg, len);
     if (rc == 1) {
         snprintf(msg, len, "help");
@@ -443,5 +591,17 @@ int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *m
             return -1;
         o->suite = "default";
     }
+    if (!storage_given && o->suite && !strcmp(o->suite, "emu"))
+        o->emu = 1;
+    if (o->emu) {
+        /* the MPI library cannot open emu: files, and limit is POSIX I/O */
+        for (int i = 0; i < bench_nimpls; i++)
+            if (bench_impls[i].kind != IMPL_RESONIO)
+                o->skipped |= 1u << i;
+    }
+    for (int i = 0; i < o->npoints; i++)
+        if (!bench_point_impls(o, &o->points[i]))
+            return err_msg(msg, len, "%s %s: no implementation to run%s", o->points[i].w->name,
+                           o->points[i].params, o->emu ? " on -storage emu" : "");
     return 0;
 }

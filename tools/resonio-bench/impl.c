@@ -4,9 +4,12 @@
  * `native` calls MPI_File_*: this program links libresonio, not the drop-in
  * library, so those are the MPI library's own MPI-IO (ROMIO in MPICH, OMPIO
  * or ROMIO in Open MPI).  The resonio entries call rio_file_* and differ
- * only in the resonio_strategy hint given at open.  `limit` is not MPI-IO:
- * run.c writes and reads the same bytes with large sequential pwrite/pread
- * and has no table.
+ * only in the resonio_strategy hint given at open, except `indep_calls`,
+ * which makes no collective call at all: every rank writes and reads its
+ * own pieces with independent calls (rio_file_write_at/read_at, run.c),
+ * the non-collective I/O of resonant-io.txt Figure 2.  `limit` is not
+ * MPI-IO: run.c writes and reads the same bytes with large sequential
+ * pwrite/pread and has no table.
  */
 #include "bench.h"
 
@@ -15,16 +18,17 @@
 #include <string.h>
 
 const struct bench_impl bench_impls[] = {
-    {"native", IMPL_NATIVE, NULL},
-    {"two_phase", IMPL_RESONIO, "two_phase"},
-    {"resonant", IMPL_RESONIO, "resonant"},
-    {"stripe", IMPL_RESONIO, "stripe"},
-    {"node_first", IMPL_RESONIO, "node_first"},
-    {"target_first", IMPL_RESONIO, "target_first"},
-    {"direct", IMPL_RESONIO, "direct"},
-    {"independent", IMPL_RESONIO, "independent"},
-    {"auto", IMPL_RESONIO, "auto"},
-    {"limit", IMPL_LIMIT, NULL},
+    {"native", IMPL_NATIVE, NULL, 0},
+    {"two_phase", IMPL_RESONIO, "two_phase", 0},
+    {"resonant", IMPL_RESONIO, "resonant", 0},
+    {"stripe", IMPL_RESONIO, "stripe", 0},
+    {"node_first", IMPL_RESONIO, "node_first", 0},
+    {"target_first", IMPL_RESONIO, "target_first", 0},
+    {"direct", IMPL_RESONIO, "direct", 0},
+    {"independent", IMPL_RESONIO, "independent", 0},
+    {"indep_calls", IMPL_RESONIO, "independent", 1},
+    {"auto", IMPL_RESONIO, "auto", 0},
+    {"limit", IMPL_LIMIT, NULL, 0},
 };
 const int bench_nimpls = sizeof bench_impls / sizeof bench_impls[0];
 
@@ -57,6 +61,14 @@ static int n_write_at_all(void *h, MPI_Offset o, const void *b, int c, MPI_Datat
 static int n_read_at_all(void *h, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *s)
 {
     return MPI_File_read_at_all((MPI_File)h, o, b, c, t, s);
+}
+static int n_write_at(void *h, MPI_Offset o, const void *b, int c, MPI_Datatype t, MPI_Status *s)
+{
+    return MPI_File_write_at((MPI_File)h, o, b, c, t, s);
+}
+static int n_read_at(void *h, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *s)
+{
+    return MPI_File_read_at((MPI_File)h, o, b, c, t, s);
 }
 static int n_sync(void *h)
 {
@@ -92,6 +104,14 @@ static int r_write_at_all(void *h, MPI_Offset o, const void *b, int c, MPI_Datat
 static int r_read_at_all(void *h, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *s)
 {
     return rio_file_read_at_all(h, o, b, c, t, s);
+}
+static int r_write_at(void *h, MPI_Offset o, const void *b, int c, MPI_Datatype t, MPI_Status *s)
+{
+    return rio_file_write_at(h, o, b, c, t, s);
+}
+static int r_read_at(void *h, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *s)
+{
+    return rio_file_read_at(h, o, b, c, t, s);
 }
 static int r_sync(void *h)
 {
@@ -131,6 +151,8 @@ static const struct bench_io native_io = {
     .set_view = n_set_view,
     .write_at_all = n_write_at_all,
     .read_at_all = n_read_at_all,
+    .write_at = n_write_at,
+    .read_at = n_read_at,
     .sync = n_sync,
 };
 
@@ -140,6 +162,8 @@ static const struct bench_io resonio_io = {
     .set_view = r_set_view,
     .write_at_all = r_write_at_all,
     .read_at_all = r_read_at_all,
+    .write_at = r_write_at,
+    .read_at = r_read_at,
     .sync = r_sync,
     .stats = r_stats,
     .coll_last = r_coll_last,

@@ -6,6 +6,10 @@
  * (so running the MPICH build and then the Open MPI build into one
  * directory gives one report with both).
  *
+ * On the emulated storage the files are named after m->tag
+ * (<mpi>-emu-np<N>), every phase shows the targets' sequential fraction,
+ * and report.md also holds the resonance figures (figures.c).
+ *
  * Nothing here measures: every number printed comes from struct
  * bench_point, filled by run.c; a value that was not obtained (resonio's
  * counters for native, rio_coll_last failing) is "-" (empty in CSV, null
@@ -130,6 +134,55 @@ static void cell_ran(char *buf, size_t len, const struct bench_impl_result *r)
         snprintf(buf, len, "%s", w);
     else
         snprintf(buf, len, "%.63s/%.63s", w, rd);
+}
+
+/* ---- the emulated storage's targets ------------------------------------------------ */
+
+/* Sequential fraction of target i of a phase, or over all its targets
+ * (i < 0): sequential accesses / judged accesses; -1 when none was judged. */
+static double seq_of(const struct bench_phase *ph, int i)
+{
+    long long s = 0, j = 0;
+    for (int t = 0; t < ph->ntgt; t++)
+        if (i < 0 || t == i) {
+            s += ph->tgt[t].sequential;
+            j += ph->tgt[t].judged;
+        }
+    return j > 0 ? (double)s / (double)j : -1;
+}
+
+/* The lowest per-target fraction of a phase; -1 when none was judged. */
+static double seq_min(const struct bench_phase *ph)
+{
+    double m = -1;
+    for (int t = 0; t < ph->ntgt; t++) {
+        double f = seq_of(ph, t);
+        if (f >= 0 && (m < 0 || f < m))
+            m = f;
+    }
+    return m;
+}
+
+/* "1.00 0.50 0.97 1.00" (sep between targets), "-" for a target not judged */
+static void seq_list(char *buf, size_t len, const struct bench_phase *ph, const char *sep)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int t = 0; t < ph->ntgt && n < len; t++) {
+        double f = seq_of(ph, t);
+        if (f >= 0)
+            n += (size_t)snprintf(buf + n, len - n, "%s%.3f", t ? sep : "", f);
+        else
+            n += (size_t)snprintf(buf + n, len - n, "%s-", t ? sep : "");
+    }
+}
+
+static int any_tgt(const struct bench_point *p)
+{
+    for (int k = 0; k < p->nres; k++)
+        if (p->res[k].w.ntgt || p->res[k].r.ntgt)
+            return 1;
+    return 0;
 }
 
 /* ---- targets ------------------------------------------------------------------ */
@@ -348,6 +401,19 @@ void bench_print_point(FILE *to, const struct bench_point *p)
         fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %7.0f %-16s %s\n",
                 r->impl->name, w, rd, wn, rn, acc, ops, res, reg, tim, cp, r->rss_mib, ran, ok);
     }
+    if (any_tgt(p)) {
+        fprintf(to, "   sequential fraction at the targets (target 0, 1, ...: all), write | "
+                    "read:\n");
+        for (int k = 0; k < p->nres; k++) {
+            const struct bench_impl_result *r = &p->res[k];
+            char lw[160], lr[160], a[16], c[16];
+            seq_list(lw, sizeof lw, &r->w, " ");
+            seq_list(lr, sizeof lr, &r->r, " ");
+            fprintf(to, "   %-12s %s: %s | %s: %s\n", r->impl->name, lw,
+                    num(a, sizeof a, seq_of(&r->w, -1), 3), lr,
+                    num(c, sizeof c, seq_of(&r->r, -1), 3));
+        }
+    }
     struct target t[3];
     targets(p, t);
     for (int i = 0; i < 3; i++)
@@ -418,7 +484,21 @@ static const char csv_header[] =
     "read_strategy,rss_mib,verified,errors,stray_bytes,"
     "write_call_us,write_select_calls,write_select_exam_calls,write_select_us,write_select_pct,"
     "read_call_us,read_select_calls,read_select_exam_calls,read_select_us,read_select_pct,"
-    "select_target";
+    "select_target,"
+    "write_seq_fraction,write_seq_min,write_target_seq,"
+    "read_seq_fraction,read_seq_min,read_target_seq";
+
+/* The targets' columns of one phase (empty when not measured). */
+static void csv_tgt(FILE *f, const struct bench_phase *ph)
+{
+    double a = seq_of(ph, -1), b = seq_min(ph);
+    char l[256];
+    seq_list(l, sizeof l, ph, " ");
+    if (a >= 0)
+        fprintf(f, ",%.4f,%.4f,%s", a, b, l);
+    else
+        fprintf(f, ",,,%s", l);
+}
 
 /* The call time and the selector's columns of one phase of row r. */
 static void csv_sel(FILE *f, const struct bench_point *p, const struct bench_impl_result *r,
@@ -477,7 +557,7 @@ static void csv_phase(FILE *f, const struct bench_phase *ph)
 
 static int write_csv(const struct bench_opts *o, const struct bench_meta *m)
 {
-    FILE *f = open_out(o->out, m->mpi, ".csv");
+    FILE *f = open_out(o->out, m->tag, ".csv");
     if (!f)
         return -1;
     fprintf(f, "%s\n", csv_header);
@@ -501,7 +581,10 @@ static int write_csv(const struct bench_opts *o, const struct bench_meta *m)
             csv_sel(f, p, r, &r->w);
             csv_sel(f, p, r, &r->r);
             /* the target's verdict, on the row whose numbers it judges */
-            fprintf(f, ",%s\n", r == find_res(p, "auto") && sel_applies(p) ? sel_verdict(p) : "");
+            fprintf(f, ",%s", r == find_res(p, "auto") && sel_applies(p) ? sel_verdict(p) : "");
+            csv_tgt(f, &r->w);
+            csv_tgt(f, &r->r);
+            fprintf(f, "\n");
         }
     }
     return fclose(f) ? -1 : 0;
@@ -579,12 +662,25 @@ static void json_phase(FILE *f, const struct bench_point *p, const struct bench_
     json_num(f, 1e6 * ph->sel_med, cost);
     fprintf(f, ", \"select_pct\": ");
     json_num(f, cost ? 100 * ph->sel_med / call : 0, cost);
-    fprintf(f, "}");
+    fprintf(f, ",\n         \"seq_fraction\": ");
+    json_num(f, seq_of(ph, -1), seq_of(ph, -1) >= 0);
+    fprintf(f, ", \"targets\": ");
+    if (!ph->ntgt)
+        fprintf(f, "null");
+    for (int t = 0; t < ph->ntgt; t++) {
+        const struct bench_tgt *g = &ph->tgt[t];
+        fprintf(f, "%s{\"target\": %d, \"requests\": %lld, \"accesses\": %lld, "
+                   "\"judged\": %lld, \"sequential\": %lld, \"sequential_fraction\": ",
+                t ? ", " : "[", t, g->requests, g->accesses, g->judged, g->sequential);
+        json_num(f, seq_of(ph, t), seq_of(ph, t) >= 0);
+        fprintf(f, ", \"seek_bytes\": %lld, \"busy_s\": %.6g}", g->seek, g->busy);
+    }
+    fprintf(f, "%s}", ph->ntgt ? "]" : "");
 }
 
 static int write_json(const struct bench_opts *o, const struct bench_meta *m)
 {
-    FILE *f = open_out(o->out, m->mpi, ".json");
+    FILE *f = open_out(o->out, m->tag, ".json");
     if (!f)
         return -1;
     fprintf(f, "{\n  \"schema\": \"resonio-bench/1\",\n  \"mpi\": ");
@@ -607,6 +703,14 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
         json_str(f, o->suite);
     else
         fprintf(f, "null");
+    fprintf(f, ",\n  \"storage\": ");
+    if (o->emu)
+        fprintf(f,
+                "{\"kind\": \"emu\", \"targets\": %d, \"model\": \"%s\", \"stripe_unit\": %lld, "
+                "\"time_scale\": %g}",
+                o->targets, o->model, o->stripe, o->time_scale);
+    else
+        fprintf(f, "{\"kind\": \"posix\"}");
     fprintf(f, ",\n  \"rounds\": %d,\n  \"sync\": %s,\n  \"points\": [", o->rounds,
             o->sync ? "true" : "false");
     for (int i = 0; i < o->npoints; i++) {
@@ -700,7 +804,7 @@ static int plot_spec(const struct bench_opts *o, const struct bench_meta *m, int
         return 0;
     const struct bench_point *p0 = pts[0];
     const struct bench_param *sw = &p0->w->params[p0->sweep];
-    snprintf(name, namelen, "%s-%s-%s", m->mpi, p0->w->name, sw->name);
+    snprintf(name, namelen, "%s-%s-%s", m->tag, p0->w->name, sw->name);
     FILE *f = open_out(o->out, name, ".gp");
     if (!f)
         return 0;
@@ -815,15 +919,51 @@ static void md_point(FILE *f, const struct bench_point *p)
             fprintf(f, "%s- selector of auto, %s: %s\n", w ? "\n" : "", w ? "write" : "read",
                     line);
     }
+    if (!any_tgt(p))
+        return;
+    fprintf(f, "\nSequentiality at the targets (accesses that start where the previous one "
+               "ended / accesses after the first of each round, over all rounds; requests and "
+               "accesses summed over the rounds):\n\n"
+               "| impl | phase | per target (0, 1, ...) | all | lowest | requests | "
+               "accesses |\n|---|---|---|--:|--:|--:|--:|\n");
+    for (int k = 0; k < p->nres; k++)
+        for (int w = 1; w >= 0; w--) {
+            const struct bench_impl_result *r = &p->res[k];
+            const struct bench_phase *ph = w ? &r->w : &r->r;
+            char l[160], a[16], b[16];
+            long long rq = 0, ac = 0;
+            for (int t = 0; t < ph->ntgt; t++) {
+                rq += ph->tgt[t].requests;
+                ac += ph->tgt[t].accesses;
+            }
+            seq_list(l, sizeof l, ph, " ");
+            fprintf(f, "| %s | %s | %s | %s | %s | %lld | %lld |\n", r->impl->name,
+                    w ? "write" : "read", ph->ntgt ? l : "-", num(a, sizeof a, seq_of(ph, -1), 3),
+                    num(b, sizeof b, seq_min(ph), 3), rq, ac);
+        }
 }
 
 static int write_md(const struct bench_opts *o, const struct bench_meta *m, char plots[][128],
                     int nplots)
 {
-    FILE *f = open_out(o->out, m->mpi, ".md");
+    FILE *f = open_out(o->out, m->tag, ".md");
     if (!f)
         return -1;
-    fprintf(f, "## %s, %d ranks\n\n", m->mpi, m->nprocs);
+    if (o->emu) {
+        char su[32];
+        bench_fmt_size(su, sizeof su, o->stripe);
+        fprintf(f, "## %s, %d ranks, emulated storage\n\n", m->mpi, m->nprocs);
+        fprintf(f,
+                "- storage: resonio-emud started for this run, %d targets, model %s, time scale "
+                "%g, files striped over every target with a %s stripe unit; each round's file "
+                "checked from the object files\n",
+                o->targets, o->model, o->time_scale, su);
+        if (o->skipped & o->impl_mask)
+            fprintf(f, "- not run here: native (the MPI library cannot open `emu:` files) and "
+                       "limit (POSIX I/O)\n");
+    } else {
+        fprintf(f, "## %s, %d ranks\n\n", m->mpi, m->nprocs);
+    }
     fprintf(f,
             "- MPI library: `%s`\n- host `%s`; data files in `%s` (%s)\n- started %s, took "
             "%.0f s; suite %s; %d timed rounds + 1 probe round per implementation%s\n",
@@ -832,8 +972,10 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
             o->sync ? "; writes synced before close"
                     : "; writes end at close, without sync (page cache)");
 
-    /* targets */
+    /* targets (they compare with native and limit, which do not run on emu) */
     int met = 0, missed = 0;
+    if (o->emu)
+        goto plots;
     fprintf(f, "\n### Targets\n\nEach row compares the medians of this run (write, read: "
                "resonio auto / native, or auto / limit); \"rounds overlap\" means the fastest "
                "and slowest rounds of the two rows overlap, i.e. the difference is within this "
@@ -873,6 +1015,7 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
     }
     fprintf(f, "\n%d target checks met, %d missed.\n", met, missed);
 
+plots:
     if (nplots) {
         fprintf(f, "\n### Plots\n\n");
         for (int i = 0; i < nplots; i++)
@@ -887,8 +1030,8 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
     fprintf(f, "\n### Results\n");
     for (int i = 0; i < o->npoints; i++)
         md_point(f, &o->points[i]);
-    fprintf(f, "\nCSV: [%s.csv](%s.csv), JSON: [%s.json](%s.json)\n", m->mpi, m->mpi, m->mpi,
-            m->mpi);
+    fprintf(f, "\nCSV: [%s.csv](%s.csv), JSON: [%s.json](%s.json)\n", m->tag, m->tag, m->tag,
+            m->tag);
     return fclose(f) ? -1 : 0;
 }
 
@@ -933,7 +1076,32 @@ static const char report_head[] =
     "a strategy was chosen, over those calls (slowest rank; median over the timed rounds); it "
     "is compared with the mean time of one of auto's collective calls (median phase time / "
     "calls, which includes the examining calls and the close). When every call examined, "
-    "there is no steady cost to measure.\n\n";
+    "there is no steady cost to measure.\n"
+    "- Emulated storage (`-storage emu`): the run starts its own resonio-emud service (one "
+    "server process per target, each serving requests in arrival order with a modelled disk) "
+    "and stops it at the end; files are `emu:` names striped over the targets, and each round's "
+    "file is checked from the service's object files instead of POSIX reads. `native` and "
+    "`limit` cannot run there. Around every phase the targets' counters are reset and read "
+    "(outside the timing): the sequential fraction of a target is the share of its disk "
+    "accesses that started where the previous one ended, over all rounds. `indep_calls` "
+    "makes no collective call: each rank writes and reads its own contiguous pieces with "
+    "independent calls (`rio_file_write_at`/`read_at`, one per piece).\n\n";
+
+/* Append dir/name to f if it exists. */
+static void append_file(FILE *f, const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *s = fopen(path, "r");
+    if (!s)
+        return;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, s)) > 0)
+        fwrite(buf, 1, n, f);
+    fclose(s);
+    fputc('\n', f);
+}
 
 static int write_report(const struct bench_opts *o)
 {
@@ -942,19 +1110,18 @@ static int write_report(const struct bench_opts *o)
         return -1;
     fputs(report_head, f);
     static const char *const order[] = {"mpich", "openmpi", "mpi"};
+    char name[64];
     for (int i = 0; i < 3; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s.md", o->out, order[i]);
-        FILE *s = fopen(path, "r");
-        if (!s)
-            continue;
-        char buf[65536];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, s)) > 0)
-            fwrite(buf, 1, n, f);
-        fclose(s);
-        fputc('\n', f);
+        snprintf(name, sizeof name, "%s.md", order[i]);
+        append_file(f, o->out, name);
     }
+    /* the emulated storage: the figures from every run here, then each run */
+    bench_fig_report(f, o->out, o->plots);
+    for (int i = 0; i < 3; i++)
+        for (int np = 1; np <= 1024; np++) {
+            snprintf(name, sizeof name, "%s-emu-np%d.md", order[i], np);
+            append_file(f, o->out, name);
+        }
     return fclose(f) ? -1 : 0;
 }
 
@@ -972,6 +1139,8 @@ int bench_write_outputs(const struct bench_opts *o, const struct bench_meta *m)
         for (int s = 0; s < nspec && nplots < 64; s++)
             nplots += plot_spec(o, m, s, plots[nplots], sizeof plots[nplots]);
     rc |= write_md(o, m, plots, nplots);
+    if (o->emu)
+        rc |= bench_fig_save(o, m);
     rc |= write_report(o);
     return rc ? -1 : 0;
 }

@@ -24,6 +24,20 @@
  * buffer, compares, and checks the file with POSIX reads against the
  * pattern.  `limit` writes and reads the same number of bytes with large
  * sequential pwrite/pread, each rank one contiguous 1/N of a new file.
+ *
+ * On the emulated storage (-storage emu) the file is emu:<name> in the
+ * run's service, deleted through resonio between rounds, and the check
+ * reads the service's object files instead (emu.c).  Around every phase
+ * rank 0 resets the targets' counters (after a barrier: every rank is
+ * done with the previous phase) and reads them after the close, outside
+ * the timing; they add up over the rounds into the phase's per-target
+ * sequentiality.
+ *
+ * `indep_calls` replaces each collective call by independent calls: one
+ * rio_file_write_at/read_at per contiguous file piece when the workload
+ * says its pieces are uniform and its memory contiguous (plan->piece,
+ * the paper's "four distinct I/O calls for each of its four segments"),
+ * else one per collective call.
  */
 #include "bench.h"
 
@@ -136,15 +150,16 @@ static long long bytes_differ(const unsigned char *a, const unsigned char *b, si
  * to *stray instead: an implementation may fill them with whatever its
  * buffers held (read-modify-write past the end of a new file), which does
  * not change the data but is worth reporting. */
-static long long check_range(struct point_ctx *x, int fd, MPI_Offset off, MPI_Offset len, int limit,
-                             long long *stray)
+static long long check_range(struct point_ctx *x, int fd, const struct bench_efile *ef,
+                             MPI_Offset off, MPI_Offset len, int limit, long long *stray)
 {
     long long bad = 0;
     const struct bench_plan *pl = &x->plan;
     for (MPI_Offset at = off; at < off + len; at += CHECK_CHUNK) {
         size_t n = (size_t)(off + len - at < CHECK_CHUNK ? off + len - at : CHECK_CHUNK);
-        ssize_t got = pread(fd, x->chk[0], n, at);
-        if (got != (ssize_t)n) {
+        long long got = ef ? bench_efile_pread(ef, x->chk[0], (long long)n, at)
+                           : (long long)pread(fd, x->chk[0], n, at);
+        if (got != (long long)n) {
             if (!first_bad[0])
                 snprintf(first_bad, sizeof first_bad, "file too short at offset %lld",
                          (long long)at);
@@ -172,23 +187,39 @@ static long long check_range(struct point_ctx *x, int fd, MPI_Offset off, MPI_Of
     return bad;
 }
 
-/* POSIX check of the whole file: size, then each rank its 1/N. */
+/* Check of the whole file, without the implementation: size, then each
+ * rank its 1/N; POSIX reads, or the emulated storage's object files. */
 static long long check_file(struct point_ctx *x, MPI_Offset size, int limit, long long *stray)
 {
-    long long bad = 0;
-    int fd = open(x->path, O_RDONLY);
-    if (fd < 0)
-        return 1;
-    struct stat sb;
-    if (fstat(fd, &sb) || sb.st_size != size) {
+    long long bad = 0, have;
+    int fd = -1;
+    struct bench_efile ef;
+    if (x->o->emu) {
+        if (bench_efile_open(x->o->emu_dir, x->path + 4, &ef)) {
+            if (!first_bad[0])
+                snprintf(first_bad, sizeof first_bad, "no %.100s in the object files", x->path);
+            return 1;
+        }
+        have = ef.size;
+    } else {
+        struct stat sb;
+        fd = open(x->path, O_RDONLY);
+        if (fd < 0)
+            return 1;
+        have = fstat(fd, &sb) ? -1 : (long long)sb.st_size;
+    }
+    if (have != size) {
         bad++;
         if (!first_bad[0])
-            snprintf(first_bad, sizeof first_bad, "file size %lld, expected %lld",
-                     (long long)sb.st_size, (long long)size);
+            snprintf(first_bad, sizeof first_bad, "file size %lld, expected %lld", have,
+                     (long long)size);
     }
     MPI_Offset lo = size * x->rank / x->np, hi = size * (x->rank + 1) / x->np;
-    bad += check_range(x, fd, lo, hi - lo, limit, stray);
-    close(fd);
+    bad += check_range(x, fd, x->o->emu ? &ef : NULL, lo, hi - lo, limit, stray);
+    if (x->o->emu)
+        bench_efile_close(&ef);
+    else
+        close(fd);
     return bad;
 }
 
@@ -236,14 +267,79 @@ static void probe_call(const struct bench_io *io, void *fh, struct probe *pr)
     }
 }
 
-/* One phase: open, view, the calls (timed with the close), stats and the
- * selector's report (into *sel when not NULL).  Collective.  Returns the
- * seconds of this rank; errors added to *err. */
-static double phase(struct point_ctx *x, const struct bench_io *io, MPI_Info info, int write,
-                    struct probe *pr, struct bench_sel *sel, long long *err)
+/* The independent calls that stand for collective call bc (indep_calls):
+ * one per contiguous file piece if the plan has uniform pieces, else one.
+ * MPI_SUCCESS or the first failing call's code. */
+static int indep_call(struct point_ctx *x, const struct bench_io *io, void *fh,
+                      const struct bench_call *bc, int write)
 {
     const struct bench_plan *pl = &x->plan;
+    unsigned char *buf = (write ? x->wbuf : x->rbuf) + bc->memoff;
+    MPI_Offset off = bc->tile * x->ftsize_et;
+    int esize, msize;
+    MPI_Type_size(pl->etype, &esize);
+    MPI_Type_size(pl->memtype, &msize);
+    long long bytes = (long long)bc->count * msize;
+    if (pl->piece <= 0 || pl->piece % esize || bytes % pl->piece)
+        return write ? io->write_at(fh, off, buf, bc->count, pl->memtype, MPI_STATUS_IGNORE)
+                     : io->read_at(fh, off, buf, bc->count, pl->memtype, MPI_STATUS_IGNORE);
+    int n = (int)(pl->piece / esize);
+    for (long long k = 0; k < bytes / pl->piece; k++) {
+        unsigned char *b = buf + k * pl->piece;
+        MPI_Offset o = off + k * n;
+        int rc = write ? io->write_at(fh, o, b, n, pl->etype, MPI_STATUS_IGNORE)
+                       : io->read_at(fh, o, b, n, pl->etype, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The targets' counters of one phase (emu), added to res (rank 0).
+ * Collective: the barrier makes sure every rank is done with the phase. */
+static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *err)
+{
+    struct bench_tgt t[BENCH_MAX_TARGETS];
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (x->rank != 0)
+        return;
+    int n = bench_emu_stats(x->o, 0, t, BENCH_MAX_TARGETS);
+    if (n < 0 || (res->ntgt && n != res->ntgt)) {
+        fprintf(stderr, "resonio-bench: cannot read the counters of the service in %s\n",
+                x->o->emu_dir);
+        (*err)++;
+        return;
+    }
+    res->ntgt = n;
+    for (int i = 0; i < n; i++) {
+        struct bench_tgt *a = &res->tgt[i];
+        a->requests += t[i].requests;
+        a->accesses += t[i].accesses;
+        a->judged += t[i].judged;
+        a->sequential += t[i].sequential;
+        a->seek += t[i].seek;
+        a->busy += t[i].busy;
+    }
+}
+
+/* One phase: open, view, the calls (timed with the close), stats and the
+ * selector's report (into *sel when not NULL); on emu the targets'
+ * counters into *res.  Collective.  Returns the seconds of this rank;
+ * errors added to *err. */
+static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info info, int write,
+                    struct probe *pr, struct bench_sel *sel, struct bench_phase *res,
+                    long long *err)
+{
+    const struct bench_io *io = bench_io_of(im);
+    const struct bench_plan *pl = &x->plan;
     void *fh = NULL;
+    if (x->o->emu) {
+        /* every rank is done with the previous phase before the reset */
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (x->rank == 0 && bench_emu_stats(x->o, 1, NULL, 0) < 0)
+            (*err)++;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     int amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
     int rc = io->open(MPI_COMM_WORLD, x->path, amode, info, &fh), any = 0;
     int bad = rc != MPI_SUCCESS;
@@ -269,7 +365,9 @@ static double phase(struct point_ctx *x, const struct bench_io *io, MPI_Info inf
             io->set_view(fh, bc->disp, pl->etype, pl->filetype, "native", info) != MPI_SUCCESS)
             (*err)++;
         MPI_Offset off = bc->tile * x->ftsize_et;
-        if (write)
+        if (im->noncoll)
+            rc = indep_call(x, io, fh, bc, write);
+        else if (write)
             rc = io->write_at_all(fh, off, x->wbuf + bc->memoff, bc->count, pl->memtype,
                                   MPI_STATUS_IGNORE);
         else
@@ -277,7 +375,7 @@ static double phase(struct point_ctx *x, const struct bench_io *io, MPI_Info inf
                                  MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             (*err)++;
-        if (pr && io->coll_last)
+        if (pr && io->coll_last && !im->noncoll)
             probe_call(io, fh, pr);
     }
     if (write && x->o->sync && io->sync(fh) != MPI_SUCCESS)
@@ -288,21 +386,33 @@ static double phase(struct point_ctx *x, const struct bench_io *io, MPI_Info inf
         io->selector(fh, write, sel);
     if (io->close(&fh) != MPI_SUCCESS)
         (*err)++;
-    return MPI_Wtime() - t0;
+    double t = MPI_Wtime() - t0;
+    if (x->o->emu)
+        tgt_read(x, res, err);
+    return t;
 }
 
-static void mpi_round(struct point_ctx *x, const struct bench_impl *im, MPI_Info info,
+/* Delete the file of the previous round (rank 0; a missing file is fine). */
+static void remove_file(struct point_ctx *x, MPI_Info info)
+{
+    if (x->rank != 0)
+        return;
+    if (x->o->emu)
+        rio_file_delete(x->path, info);
+    else
+        unlink(x->path);
+}
+
+static void mpi_round(struct point_ctx *x, struct bench_impl_result *res, MPI_Info info,
                       struct probe *pw, struct probe *pr, struct bench_sel sel[2], double *tw,
                       double *tr, long long *err, long long *stray)
 {
-    const struct bench_io *io = bench_io_of(im);
-    if (x->rank == 0)
-        unlink(x->path);
+    remove_file(x, info);
     MPI_Barrier(MPI_COMM_WORLD);
-    *tw = phase(x, io, info, 1, pw, &sel[0], err);
+    *tw = phase(x, res->impl, info, 1, pw, &sel[0], &res->w, err);
     memset(x->rbuf, SENTINEL, x->plan.membytes);
     MPI_Barrier(MPI_COMM_WORLD);
-    *tr = phase(x, io, info, 0, pr, &sel[1], err);
+    *tr = phase(x, res->impl, info, 0, pr, &sel[1], &res->r, err);
     *err += bytes_differ(x->rbuf, x->wbuf, x->plan.membytes, "read buffer byte", 0);
     MPI_Barrier(MPI_COMM_WORLD); /* every rank has closed: the file is complete */
     *err += check_file(x, x->plan.filesize, 0, stray);
@@ -625,14 +735,18 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
         p->fine_grained = !one && fmax < 4096;
         p->large_contig = one && fmin >= (1 << 20);
     }
-    snprintf(x.path, sizeof x.path, "%s/resonio-bench.%s.dat", o->dir, p->w->name);
+    if (o->emu)
+        snprintf(x.path, sizeof x.path, "emu:resonio-bench.%s", p->w->name);
+    else
+        snprintf(x.path, sizeof x.path, "%s/resonio-bench.%s.dat", o->dir, p->w->name);
 
-    /* the implementations of this run, and the limit slice if wanted */
+    /* the implementations of this point, and the limit slice if wanted */
+    unsigned mask = bench_point_impls(o, p);
     int ids[16], n = 0;
     for (int i = 0; i < bench_nimpls; i++)
-        if (o->impl_mask & (1u << i))
+        if (mask & (1u << i))
             ids[n++] = i;
-    if (o->impl_mask & (1u << (bench_nimpls - 1))) {
+    if (mask & (1u << (bench_nimpls - 1))) {
         x.lim_lo = (MPI_Offset)p->bytes * x.rank / x.np;
         x.lim_hi = (MPI_Offset)p->bytes * (x.rank + 1) / x.np;
         x.lbuf = malloc((size_t)(x.lim_hi - x.lim_lo) + 1);
@@ -649,9 +763,27 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
         memset(&p->res[k], 0, sizeof p->res[k]);
         p->res[k].impl = &bench_impls[ids[k]];
         infos[k] = MPI_INFO_NULL;
-        if (bench_impls[ids[k]].kind == IMPL_RESONIO) {
+        if (bench_impls[ids[k]].kind == IMPL_LIMIT)
+            continue;
+        if (bench_impls[ids[k]].kind == IMPL_RESONIO || p->hints[0])
             MPI_Info_create(&infos[k]);
+        if (bench_impls[ids[k]].kind == IMPL_RESONIO)
             MPI_Info_set(infos[k], "resonio_strategy", bench_impls[ids[k]].strategy);
+        if (o->emu) {
+            char v[32];
+            MPI_Info_set(infos[k], "resonio_emu_dir", o->emu_dir);
+            snprintf(v, sizeof v, "%lld", o->stripe);
+            MPI_Info_set(infos[k], "striping_unit", v);
+            snprintf(v, sizeof v, "%d", o->targets);
+            MPI_Info_set(infos[k], "striping_factor", v);
+        }
+        /* the specification's hints: "key=value key=value" */
+        char hb[sizeof p->hints], *save = NULL;
+        snprintf(hb, sizeof hb, "%s", p->hints);
+        for (char *h = strtok_r(hb, " ", &save); h; h = strtok_r(NULL, " ", &save)) {
+            char *eq = strchr(h, '=');
+            *eq = 0;
+            MPI_Info_set(infos[k], h, eq + 1);
         }
     }
 
@@ -677,7 +809,7 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             if (im->kind == IMPL_LIMIT)
                 limit_round(&x, &tw, &tr, &e);
             else
-                mpi_round(&x, im, infos[k], r == 0 ? &pw : NULL, r == 0 ? &pr : NULL, sel, &tw,
+                mpi_round(&x, res, infos[k], r == 0 ? &pw : NULL, r == 0 ? &pr : NULL, sel, &tw,
                           &tr, &e, &st);
             double t[2] = {tw, tr}, tmax[2], rss = rss_mib(), rssmax;
             long long es[2] = {e, st}, esum[2];
@@ -712,6 +844,8 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
                 res->r.mibs[res->r.n++] = tmax[1] > 0 ? mib / tmax[1] : 0;
             }
         }
+    if (n)
+        remove_file(&x, infos[0]);
     for (int k = 0; k < n; k++) {
         summarize(&p->res[k].w);
         summarize(&p->res[k].r);
@@ -719,7 +853,6 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             MPI_Info_free(&infos[k]);
     }
     if (x.rank == 0) {
-        unlink(x.path);
         if (live_progress())
             fprintf(stderr, "\r\033[K");
     }

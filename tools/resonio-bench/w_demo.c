@@ -39,6 +39,7 @@ static int setup(const long long *v, int rank, int np, struct bench_plan *p, cha
     p->filesize = calls * per_call;
     p->fregion = S;
     p->mregion = 4 * S;
+    p->piece = S;
     snprintf(p->shape, sizeof p->shape,
              "%lld call%s; per call and rank 4 segments of %lld B, rank i takes k*%d+i", calls,
              bench_plural(calls), S, np);

@@ -39,6 +39,7 @@ static int setup(const long long *v, int rank, int np, struct bench_plan *p, cha
     p->filesize = calls * per_call;
     p->fregion = B;
     p->mregion = D * B;
+    p->piece = B;
     p->one_region = D == 1;
     snprintf(p->shape, sizeof p->shape,
              "%lld call%s; per call and rank %lld blocks of %lld B, one row (%lld B) apart", calls,
