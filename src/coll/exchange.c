@@ -541,6 +541,8 @@ struct engine {
     const int *node_rank;    /* with shm: rank in the node communicator, -1 off node */
     MPI_Count *sl_first, *sl_n; /* per aggregator: this rank's slice of the round */
     int err;                 /* first storage error of this rank */
+    int defer;               /* writes of this round's roles go out together, after
+                                the last role (see the round loop) */
     /* per round, per aggregator role of this rank */
     struct rpiece *rp;
     MPI_Count nrp, caprp;
@@ -684,9 +686,10 @@ static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
     struct batch *b = &e->batch;
     MPI_Offset unit = d->kind == RIO_DOM_TARGETS ? c->layout.unit : 0;
     char *buf = e->buf_of[a];
-    int rc = 0;
+    int rc = 0, defer = write && e->defer;
 
-    b->n = 0;
+    if (!defer)
+        b->n = 0;
     for (MPI_Count k = 0; k < n && !rc; k++) {
         /* one interval is several file regions when it spans stripes */
         for (MPI_Offset x = lo[k]; x < hi[k] && !rc;) {
@@ -708,7 +711,7 @@ static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
             x += len;
         }
     }
-    if (!rc)
+    if (!rc && !defer)
         rc = batch_flush(st, write, b);
     return rc;
 }
@@ -1072,9 +1075,23 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
         if (e.shm && c->req->write)
             shm_copies(&e, r);
         c->t_exchange += rio__now() - t0;
+        /* A rank with several roles (resonant's agent of more than one
+         * target) writes them in one list after the last role, so that
+         * storage serving targets in parallel (emu) gets them at once
+         * instead of one target after the other.  Not for timed agents
+         * (each write is a turn) nor read-modify-write rounds (their reads
+         * use the same batch). */
+        int roles = 0;
+        for (int a = 0; a < p->naggs; a++)
+            roles += p->aggs[a] == c->rank;
+        e.defer = c->req->write && roles > 1 && !p->prev_agent && !p->rmw;
+        e.batch.n = 0;
         for (int a = 0; a < p->naggs && !lrc; a++)
             if (p->aggs[a] == c->rank)
                 lrc = aggregate_round(&e, a, r, &fa);
+        if (e.defer && !lrc && !e.err)
+            e.err = batch_flush(c->req->st, 1, &e.batch);
+        e.batch.n = 0;
         t0 = rio__now();
         if (e.shm && !c->req->write)
             shm_copies(&e, r);
