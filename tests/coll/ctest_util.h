@@ -58,49 +58,10 @@ static inline const char *ct_strategy_arg(void)
     return s;
 }
 
-/* ---- piece lists --------------------------------------------------------------- */
-
-struct ct_piece {
-    long long off, len;
-};
-
-struct ct_list {
-    struct ct_piece *p;
-    int n, cap;
-    long long total;
-};
-
-/** Append [off, off+len) (merged with the previous piece when adjacent). */
-static inline void ct_add(struct ct_list *l, long long off, long long len)
-{
-    if (len <= 0)
-        return;
-    l->total += len;
-    if (l->n > 0 && l->p[l->n - 1].off + l->p[l->n - 1].len == off) {
-        l->p[l->n - 1].len += len;
-        return;
-    }
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->p = realloc(l->p, (size_t)l->cap * sizeof *l->p);
-        if (!l->p) {
-            fprintf(stderr, "ctest: out of memory\n");
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    l->p[l->n].off = off;
-    l->p[l->n].len = len;
-    l->n++;
-}
-
-static inline void ct_list_free(struct ct_list *l)
-{
-    free(l->p);
-    memset(l, 0, sizeof *l);
-}
+/* piece lists: rt_list in rtest.h */
 
 /** The list as one offset per stream byte (malloc'ed, l->total entries). */
-static inline long long *ct_expand(const struct ct_list *l)
+static inline long long *ct_expand(const struct rt_list *l)
 {
     long long *v = malloc(sizeof *v * (size_t)(l->total ? l->total : 1)), s = 0;
     if (!v) {
@@ -114,7 +75,7 @@ static inline long long *ct_expand(const struct ct_list *l)
 }
 
 /** [first, end) of the list's file offsets; first == end when empty. */
-static inline void ct_extent(const struct ct_list *l, long long *first, long long *end)
+static inline void ct_extent(const struct rt_list *l, long long *first, long long *end)
 {
     *first = *end = 0;
     for (int i = 0; i < l->n; i++) {
@@ -130,8 +91,8 @@ static inline void ct_extent(const struct ct_list *l, long long *first, long lon
 /** What one rank's call covers (the model) and, for the calling rank, the
  *  MPI types that describe it. */
 struct ct_access {
-    struct ct_list file;      /* absolute file offsets, stream order */
-    struct ct_list mem;       /* offsets in the memory buffer, stream order */
+    struct rt_list file;      /* absolute file offsets, stream order */
+    struct rt_list mem;       /* offsets in the memory buffer, stream order */
     long long membytes;       /* size of the memory buffer */
     MPI_Offset disp;
     MPI_Datatype etype, filetype, memtype; /* MPI_DATATYPE_NULL: not built */
@@ -160,8 +121,8 @@ static inline void ct_type_free(MPI_Datatype *t)
 
 static inline void ct_access_free(struct ct_access *a)
 {
-    ct_list_free(&a->file);
-    ct_list_free(&a->mem);
+    rt_list_free(&a->file);
+    rt_list_free(&a->mem);
     ct_type_free(&a->filetype);
     ct_type_free(&a->memtype);
     ct_access_init(a);
@@ -244,7 +205,7 @@ static inline int ct_check_read(const struct ct_access *a, const unsigned char *
 
 /** who[o - base] |= bit of rank, for the rank's file pieces inside
  *  [base, base + len). */
-static inline void ct_mark(uint64_t *who, long long base, long long len, const struct ct_list *l,
+static inline void ct_mark(uint64_t *who, long long base, long long len, const struct rt_list *l,
                            int rank)
 {
     for (int i = 0; i < l->n; i++)
@@ -275,7 +236,7 @@ static inline int ct_one_of(unsigned char b, long long o, uint64_t w)
 /* ---- stripe targets ---------------------------------------------------------------- */
 
 /** row[t] += bytes of l on target t (unit bytes per stripe, T targets). */
-static inline void ct_target_bytes(const struct ct_list *l, long long unit, int T, long long *row)
+static inline void ct_target_bytes(const struct rt_list *l, long long unit, int T, long long *row)
 {
     for (int i = 0; i < l->n; i++) {
         long long off = l->p[i].off, len = l->p[i].len;

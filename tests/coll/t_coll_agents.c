@@ -59,9 +59,9 @@ static void agent_access(const struct agent_case *ac, int q, int P, struct ct_ac
 {
     ct_access_init(a);
     long long b0 = q < 4 ? ac->bytes[q][0] : 0, b1 = q < 4 ? ac->bytes[q][1] : 0;
-    ct_add(&a->file, (2LL * q) * UNIT, b0);
-    ct_add(&a->file, (2LL * (2 * P - 1 - q) + 1) * UNIT, b1);
-    ct_add(&a->mem, 0, b0 + b1);
+    rt_list_add(&a->file, (2LL * q) * UNIT, b0);
+    rt_list_add(&a->file, (2LL * (2 * P - 1 - q) + 1) * UNIT, b1);
+    rt_list_add(&a->mem, 0, b0 + b1);
     a->membytes = b0 + b1;
 }
 
@@ -183,8 +183,8 @@ static void order_access(int segmented, struct ct_access *a)
     const int P = rt_nprocs, q = rt_rank;
     ct_access_init(a);
     if (segmented) {
-        ct_add(&a->file, (long long)q * SEG_S, SEG_S);
-        ct_add(&a->mem, 0, SEG_S);
+        rt_list_add(&a->file, (long long)q * SEG_S, SEG_S);
+        rt_list_add(&a->mem, 0, SEG_S);
         a->membytes = SEG_S;
         a->filetype = MPI_BYTE;
         a->disp = 0;
@@ -192,8 +192,8 @@ static void order_access(int segmented, struct ct_access *a)
         return;
     }
     for (long long k = 0; k < OR_NB; k++)
-        ct_add(&a->file, (k * P + q) * OR_BS, OR_BS);
-    ct_add(&a->mem, 0, (long long)OR_NB * OR_BS);
+        rt_list_add(&a->file, (k * P + q) * OR_BS, OR_BS);
+    rt_list_add(&a->mem, 0, (long long)OR_NB * OR_BS);
     a->membytes = (long long)OR_NB * OR_BS;
     MPI_Datatype c;
     MPI_Type_contiguous(OR_BS, MPI_BYTE, &c);

@@ -143,8 +143,8 @@ static void access_of(struct ct_access *a)
     const int P = rt_nprocs;
     ct_access_init(a);
     for (long long k = 0; k < NB; k++)
-        ct_add(&a->file, (k * P + rt_rank) * BS, BS);
-    ct_add(&a->mem, 0, (long long)NB * BS);
+        rt_list_add(&a->file, (k * P + rt_rank) * BS, BS);
+    rt_list_add(&a->mem, 0, (long long)NB * BS);
     a->membytes = (long long)NB * BS;
     MPI_Datatype c;
     MPI_Type_contiguous(BS, MPI_BYTE, &c);

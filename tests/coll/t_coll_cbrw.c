@@ -53,16 +53,16 @@ static void access_of(int segmented, struct ct_access *a)
     const int P = rt_nprocs;
     ct_access_init(a);
     long long n = (long long)NB * BS;
-    ct_add(&a->mem, 0, n);
+    rt_list_add(&a->mem, 0, n);
     a->membytes = n;
     if (segmented) {
-        ct_add(&a->file, rt_rank * n, n);
+        rt_list_add(&a->file, rt_rank * n, n);
         a->filetype = MPI_BYTE;
         a->disp = rt_rank * n;
         return;
     }
     for (long long k = 0; k < NB; k++)
-        ct_add(&a->file, (k * P + rt_rank) * BS, BS);
+        rt_list_add(&a->file, (k * P + rt_rank) * BS, BS);
     MPI_Datatype c;
     MPI_Type_contiguous(BS, MPI_BYTE, &c);
     MPI_Type_create_resized(c, 0, (MPI_Aint)P * BS, &a->filetype);

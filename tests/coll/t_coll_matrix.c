@@ -179,10 +179,10 @@ static void interleaved(struct ct_access *a, int q, int P, long long B, int bs, 
 {
     for (long long s = 0, k = 0; s < count; k++) {
         long long n = rt_minll(bs, count - s);
-        ct_add(&a->file, B + (k * P + q) * bs, n);
+        rt_list_add(&a->file, B + (k * P + q) * bs, n);
         s += n;
     }
-    ct_add(&a->mem, 0, count);
+    rt_list_add(&a->mem, 0, count);
     a->membytes = count;
     a->disp = B + (long long)q * bs;
     a->memcount = (int)count;
@@ -205,8 +205,8 @@ static void build(int k, int q, int P, int types, struct ct_access *a)
     case PK_SEGMENTED:
     case PK_EOF: {
         long long S = k == PK_SEGMENTED ? SEG_S : EOF_S;
-        ct_add(&a->file, B + q * S, S);
-        ct_add(&a->mem, 0, S);
+        rt_list_add(&a->file, B + q * S, S);
+        rt_list_add(&a->mem, 0, S);
         a->membytes = S;
         a->disp = 0;
         a->at = 1;
@@ -218,10 +218,10 @@ static void build(int k, int q, int P, int types, struct ct_access *a)
     }
     case PK_VECTOR: {
         for (long long v = 0; v < VEC_NV; v++)
-            ct_add(&a->file, B + ((v * P + q) * VEC_BL) * 4, VEC_BL * 4);
+            rt_list_add(&a->file, B + ((v * P + q) * VEC_BL) * 4, VEC_BL * 4);
         const long long nint = (long long)VEC_NV * VEC_BL, nm = nint / VEC_MB;
         for (long long j = 0; j < nm; j++)
-            ct_add(&a->mem, j * VEC_MS * 4, VEC_MB * 4);
+            rt_list_add(&a->mem, j * VEC_MS * 4, VEC_MB * 4);
         a->membytes = ((nm - 1) * VEC_MS + VEC_MB) * 4;
         a->disp = B + (long long)q * VEC_BL * 4;
         a->at = 1;
@@ -247,11 +247,11 @@ static void build(int k, int q, int P, int types, struct ct_access *a)
             block(G[d], dims[d], c[d], &st[d], &sz[d]);
         for (int z = 0; z < sz[0]; z++)
             for (int y = 0; y < sz[1]; y++)
-                ct_add(&a->file,
+                rt_list_add(&a->file,
                        B + (((long long)(st[0] + z) * SA_GY + st[1] + y) * SA_GX + st[2]) * 4,
                        (long long)sz[2] * 4);
         long long n = (long long)sz[0] * sz[1] * sz[2];
-        ct_add(&a->mem, 0, n * 4);
+        rt_list_add(&a->mem, 0, n * 4);
         a->membytes = n * 4;
         a->disp = B;
         a->memcount = (int)n;
@@ -268,14 +268,14 @@ static void build(int k, int q, int P, int types, struct ct_access *a)
          * variable in stream order v, block, z, y, x */
         const long long NBG = (long long)FL_NBL * P;
         for (int v = 0; v < FL_NVAR; v++)
-            ct_add(&a->file, B + ((v * NBG + (long long)q * FL_NBL) * FL_NC) * 8,
+            rt_list_add(&a->file, B + ((v * NBG + (long long)q * FL_NBL) * FL_NC) * 8,
                    (long long)FL_NBL * FL_NC * 8);
         for (int v = 0; v < FL_NVAR; v++)
             for (int b = 0; b < FL_NBL; b++)
                 for (int z = FL_G; z < FL_G + FL_NXB; z++)
                     for (int y = FL_G; y < FL_G + FL_NXB; y++)
                         for (int x = FL_G; x < FL_G + FL_NXB; x++)
-                            ct_add(&a->mem,
+                            rt_list_add(&a->mem,
                                    ((((long long)(b * FL_MX + z) * FL_MX + y) * FL_MX + x) *
                                         FL_NVAR + v) * 8,
                                    8);
@@ -313,9 +313,9 @@ static void build(int k, int q, int P, int types, struct ct_access *a)
     }
     case PK_OVERLAP: {
         const long long off0 = (long long)q * OV_S, off1 = (long long)P * OV_S + OV_OV;
-        ct_add(&a->file, B + off0, OV_S + OV_OV);
-        ct_add(&a->file, B + off1, OV_C);
-        ct_add(&a->mem, 0, OV_S + OV_OV + OV_C);
+        rt_list_add(&a->file, B + off0, OV_S + OV_OV);
+        rt_list_add(&a->file, B + off1, OV_C);
+        rt_list_add(&a->mem, 0, OV_S + OV_OV + OV_C);
         a->membytes = OV_S + OV_OV + OV_C;
         a->disp = B;
         a->memcount = OV_S + OV_OV + OV_C;
@@ -342,10 +342,10 @@ static void build(int k, int q, int P, int types, struct ct_access *a)
         const long long L = UN_L(q), count = UN_NB(q) * L - 333 * (q % 2);
         for (long long s = 0, j = 0; s < count; j++) {
             long long n = rt_minll(L, count - s);
-            ct_add(&a->file, B + j * tot + pre, n);
+            rt_list_add(&a->file, B + j * tot + pre, n);
             s += n;
         }
-        ct_add(&a->mem, 0, count);
+        rt_list_add(&a->mem, 0, count);
         a->membytes = count;
         a->disp = B + pre;
         a->memcount = (int)count;
@@ -362,11 +362,11 @@ static void build(int k, int q, int P, int types, struct ct_access *a)
         MPI_Aint dp[HO_NB];
         for (int j = 0; j < HO_NB; j++) {
             long long off = ((long long)j * P + q) * HO_PITCH + (j >= HO_NB / 2 ? HO_GAP : 0);
-            ct_add(&a->file, B + off, HO_BS);
+            rt_list_add(&a->file, B + off, HO_BS);
             bl[j] = HO_BS;
             dp[j] = (MPI_Aint)off;
         }
-        ct_add(&a->mem, 0, (long long)HO_NB * HO_BS);
+        rt_list_add(&a->mem, 0, (long long)HO_NB * HO_BS);
         a->membytes = (long long)HO_NB * HO_BS;
         a->disp = B;
         a->memcount = HO_NB * HO_BS;

@@ -60,7 +60,7 @@ static rio_file *open_with(const char *co, const char *big)
 
 /* An hindexed filetype of the access's file pieces (disp 0); MPI_BYTE
  * when it has none. */
-static MPI_Datatype pieces_type(const struct ct_list *l)
+static MPI_Datatype pieces_type(const struct rt_list *l)
 {
     if (l->n == 0)
         return MPI_BYTE;
@@ -79,31 +79,31 @@ static MPI_Datatype pieces_type(const struct ct_list *l)
 }
 
 /* Rank q's file pieces in the CO part. */
-static void co_pieces(int q, int P, struct ct_list *l)
+static void co_pieces(int q, int P, struct rt_list *l)
 {
     for (long long k = 0; k < NB; k++)
-        ct_add(l, (k * P + q) * BS, BS);
+        rt_list_add(l, (k * P + q) * BS, BS);
 }
 
 /* Rank q's file pieces in the big part: even ranks a segment each at the
  * start, odd ranks blocks interleaved after the segments. */
-static int big_pieces(int q, int P, struct ct_list *l)
+static int big_pieces(int q, int P, struct rt_list *l)
 {
     int neven = (P + 1) / 2, nodd = P / 2;
     long long base = (long long)neven * BIG_SEG;
     if (q % 2 == 0) {
-        ct_add(l, (long long)(q / 2) * BIG_SEG, BIG_SEG);
+        rt_list_add(l, (long long)(q / 2) * BIG_SEG, BIG_SEG);
         return 1;
     }
     for (long long k = 0; k < SMALL_NB; k++)
-        ct_add(l, base + (k * nodd + q / 2) * 700, 700);
+        rt_list_add(l, base + (k * nodd + q / 2) * 700, 700);
     return 0;
 }
 
 /* Write with the pieces of every rank (pieces_of), check every byte of
  * the file and of a read back.  Fills *in (write) and this rank's
  * bytes_accessed during the write into *accessed. */
-static void write_read(rio_file *fh, int (*pieces_of)(int, int, struct ct_list *),
+static void write_read(rio_file *fh, int (*pieces_of)(int, int, struct rt_list *),
                        struct rio_coll_info *in, long long *accessed, const char *what)
 {
     const int P = rt_nprocs;
@@ -112,7 +112,7 @@ static void write_read(rio_file *fh, int (*pieces_of)(int, int, struct ct_list *
     MPI_Status st;
     ct_access_init(&a);
     pieces_of(rt_rank, P, &a.file);
-    ct_add(&a.mem, 0, a.file.total);
+    rt_list_add(&a.mem, 0, a.file.total);
     a.membytes = a.file.total;
     MPI_Datatype ft = pieces_type(&a.file);
     unsigned char *wb = ct_write_buf(&a, rt_rank), *rb = malloc((size_t)a.membytes + 1);
@@ -131,17 +131,17 @@ static void write_read(rio_file *fh, int (*pieces_of)(int, int, struct ct_list *
         unsigned char *img = RT_SLURP(path, &len);
         unsigned char *seen = NULL;
         for (int q = 0; q < P; q++) {
-            struct ct_list l = {0};
+            struct rt_list l = {0};
             long long f, e;
             pieces_of(q, P, &l);
             ct_extent(&l, &f, &e);
             end = e > end ? e : end;
-            ct_list_free(&l);
+            rt_list_free(&l);
         }
         seen = calloc((size_t)end + 1, 1);
         CHECK(len == end, "%s: file is %lld bytes, expected %lld", what, len, end);
         for (int q = 0; q < P && img; q++) {
-            struct ct_list l = {0};
+            struct rt_list l = {0};
             pieces_of(q, P, &l);
             for (int i = 0; i < l.n; i++)
                 for (long long o = l.p[i].off; o < l.p[i].off + l.p[i].len; o++) {
@@ -152,7 +152,7 @@ static void write_read(rio_file *fh, int (*pieces_of)(int, int, struct ct_list *
                         bad++;
                     }
                 }
-            ct_list_free(&l);
+            rt_list_free(&l);
         }
         for (long long o = 0; o < end; o++)
             CHECK(seen[o], "%s: the test's pattern leaves byte %lld unwritten (test bug)", what, o);
@@ -171,7 +171,7 @@ static void write_read(rio_file *fh, int (*pieces_of)(int, int, struct ct_list *
     ct_access_free(&a);
 }
 
-static int co_pieces_fn(int q, int P, struct ct_list *l)
+static int co_pieces_fn(int q, int P, struct rt_list *l)
 {
     co_pieces(q, P, l);
     return 0;
@@ -179,7 +179,7 @@ static int co_pieces_fn(int q, int P, struct ct_list *l)
 
 /* Bytes of the pieces of l on stripes of target t whose row r has
  * r % co == j. */
-static long long member_bytes(const struct ct_list *l, int t, int co, int j)
+static long long member_bytes(const struct rt_list *l, int t, int co, int j)
 {
     long long n = 0;
     for (int i = 0; i < l->n; i++)
@@ -231,9 +231,9 @@ static void co_groups(void)
                 is_agg[in.aggs[a]] = 1;
         }
         /* the whole pattern, as one list */
-        struct ct_list all = {0};
+        struct rt_list all = {0};
         for (int k = 0; k < NB * P; k++)
-            ct_add(&all, (long long)k * BS, BS);
+            rt_list_add(&all, (long long)k * BS, BS);
         for (int t = 0; ok && t < T; t++) {
             long long lo = -1, hi = -1;
             for (int j = 0; j < co; j++) {
@@ -254,7 +254,7 @@ static void co_groups(void)
         for (int r = 0; ok && r < P; r++)
             CHECK(is_agg[r] || acc[r] == 0, "CO: rank %d is no aggregator but wrote %lld bytes", r,
                   acc[r]);
-        ct_list_free(&all);
+        rt_list_free(&all);
         free(is_agg);
     }
     free(acc);
@@ -288,7 +288,7 @@ static void big_requests(void)
               in.strategy, in.naggs, ct_aggs_str(&in, ab, sizeof ab), T, in.reason);
         long long exch = 0, *exp = calloc((size_t)P, sizeof *exp);
         for (int q = 0; ok && q < P; q++) {
-            struct ct_list l = {0};
+            struct rt_list l = {0};
             int is_big = big_pieces(q, P, &l);
             if (is_big) {
                 exp[q] += l.total; /* its own segment, by itself */
@@ -304,7 +304,7 @@ static void big_requests(void)
                         o += len;
                     }
             }
-            ct_list_free(&l);
+            rt_list_free(&l);
         }
         if (ok) {
             CHECK(in.exchanged == exch,

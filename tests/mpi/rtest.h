@@ -457,4 +457,47 @@ static inline long long rt_sum(long long v)
     return s;
 }
 
+
+/* ---- piece lists: byte ranges of a model access, in order -------------- */
+
+struct rt_piece {
+    long long off, len;
+};
+
+struct rt_list {
+    struct rt_piece *p;
+    int n, cap;
+    long long total;
+};
+
+/** Append [off, off+len) (merged with the previous piece when adjacent);
+ *  out of memory aborts the job. */
+static inline void rt_list_add(struct rt_list *l, long long off, long long len)
+{
+    if (len <= 0)
+        return;
+    l->total += len;
+    if (l->n > 0 && l->p[l->n - 1].off + l->p[l->n - 1].len == off) {
+        l->p[l->n - 1].len += len;
+        return;
+    }
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->p = realloc(l->p, (size_t)l->cap * sizeof *l->p);
+        if (!l->p) {
+            fprintf(stderr, "rtest: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    l->p[l->n].off = off;
+    l->p[l->n].len = len;
+    l->n++;
+}
+
+static inline void rt_list_free(struct rt_list *l)
+{
+    free(l->p);
+    memset(l, 0, sizeof *l);
+}
+
 #endif /* RTEST_H */

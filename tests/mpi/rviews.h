@@ -50,16 +50,6 @@ enum rv_kind {
 /* How a case's data is written, to vary the access families. */
 enum rv_access { RV_WRITE_ALL, RV_WRITE_IND, RV_WRITE_AT_SPLIT };
 
-struct rv_piece {
-    long long off, len;
-};
-
-struct rv_list {
-    struct rv_piece *p;
-    int n, cap;
-    long long total;
-};
-
 struct rv_case {
     const char *name;
     enum rv_access access;
@@ -75,30 +65,8 @@ struct rv_case {
     long long nbytes;      /* data-stream bytes of the access */
     long long membytes;    /* bytes of the memory buffer */
     int split_ints;        /* RV_WRITE_AT_SPLIT: ints in the first write */
-    struct rv_list file, mem;
+    struct rt_list file, mem;
 };
-
-static inline void rv_add(struct rv_list *l, long long off, long long len)
-{
-    if (len <= 0)
-        return;
-    l->total += len;
-    if (l->n > 0 && l->p[l->n - 1].off + l->p[l->n - 1].len == off) {
-        l->p[l->n - 1].len += len;
-        return;
-    }
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->p = realloc(l->p, (size_t)l->cap * sizeof *l->p);
-        if (!l->p) {
-            fprintf(stderr, "rviews: out of memory\n");
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    l->p[l->n].off = off;
-    l->p[l->n].len = len;
-    l->n++;
-}
 
 static inline const char *rv_name(int kind)
 {
@@ -145,7 +113,7 @@ static inline void rv_build(int kind, int rank, int nprocs, MPI_Offset base, int
         c->disp = base + (MPI_Offset)rank * C * 4;
         c->esize = 4;
         for (int i = 0; i < R; i++)
-            rv_add(&c->file, c->disp + (long long)i * n * C * 4, C * 4);
+            rt_list_add(&c->file, c->disp + (long long)i * n * C * 4, C * 4);
         c->ft_size = R * C * 4;
         c->ft_extent = ((long long)(R - 1) * n * C + C) * 4;
         c->memcount = kind == RV_VECTOR ? R * C : R * C / 2;
@@ -162,8 +130,8 @@ static inline void rv_build(int kind, int rank, int nprocs, MPI_Offset base, int
             c->bufoff = 4;
             c->mem_elems = 2;
             for (int k = 0; k < c->memcount; k++) {
-                rv_add(&c->mem, c->bufoff + 12LL * k + 4, 4);
-                rv_add(&c->mem, c->bufoff + 12LL * k - 4, 4);
+                rt_list_add(&c->mem, c->bufoff + 12LL * k + 4, 4);
+                rt_list_add(&c->mem, c->bufoff + 12LL * k - 4, 4);
             }
             c->membytes = 12LL * c->memcount;
             if (make_types) {
@@ -182,7 +150,7 @@ static inline void rv_build(int kind, int rank, int nprocs, MPI_Offset base, int
         c->esize = 4;
         for (int t = 0; t < T; t++)
             for (int b = 0; b < 3; b++)
-                rv_add(&c->file, c->disp + ((long long)t * n * SEC + (long long)rank * SEC + dp[b]) * 4,
+                rt_list_add(&c->file, c->disp + ((long long)t * n * SEC + (long long)rank * SEC + dp[b]) * 4,
                        bl[b] * 4);
         c->ft_size = 60 * 4;
         c->ft_extent = (long long)n * SEC * 4;
@@ -224,8 +192,8 @@ static inline void rv_build(int kind, int rank, int nprocs, MPI_Offset base, int
                 double b;
             };
             for (int k = 0; k < c->memcount; k++) {
-                rv_add(&c->mem, (long long)k * (long long)sizeof(struct s) + (long long)offsetof(struct s, a), 4);
-                rv_add(&c->mem, (long long)k * (long long)sizeof(struct s) + (long long)offsetof(struct s, b), 8);
+                rt_list_add(&c->mem, (long long)k * (long long)sizeof(struct s) + (long long)offsetof(struct s, a), 4);
+                rt_list_add(&c->mem, (long long)k * (long long)sizeof(struct s) + (long long)offsetof(struct s, b), 8);
             }
             c->membytes = (long long)c->memcount * (long long)sizeof(struct s);
         }
@@ -245,7 +213,7 @@ static inline void rv_build(int kind, int rank, int nprocs, MPI_Offset base, int
         /* row-major global array of GR rows of GC elements either way; the
          * Fortran case describes it with dimension 0 = columns (fastest) */
         for (int i = 0; i < LR; i++)
-            rv_add(&c->file, c->disp + ((long long)(pr * LR + i) * GC + pc * LC) * es,
+            rt_list_add(&c->file, c->disp + ((long long)(pr * LR + i) * GC + pc * LC) * es,
                    (long long)LC * es);
         c->ft_size = (long long)LR * LC * es;
         c->ft_extent = (long long)GR * GC * es;
@@ -272,7 +240,7 @@ static inline void rv_build(int kind, int rank, int nprocs, MPI_Offset base, int
         c->disp = base + (MPI_Offset)rank * C * 4;
         c->esize = 4;
         for (int t = 0; t < T; t++)
-            rv_add(&c->file, c->disp + (long long)t * n * C * 4, C * 4);
+            rt_list_add(&c->file, c->disp + (long long)t * n * C * 4, C * 4);
         c->ft_size = C * 4;
         c->ft_extent = (long long)n * C * 4;
         c->memcount = T * C;
@@ -294,7 +262,7 @@ static inline void rv_build(int kind, int rank, int nprocs, MPI_Offset base, int
         c->esize = E;
         for (int t = 0; t < T; t++)
             for (int i = 0; i < CNT; i++)
-                rv_add(&c->file, c->disp + ((long long)t * CNT * BL * n + (long long)i * BL * n) * E,
+                rt_list_add(&c->file, c->disp + ((long long)t * CNT * BL * n + (long long)i * BL * n) * E,
                        (long long)BL * E);
         c->ft_size = (long long)CNT * BL * E;
         c->ft_extent = (long long)CNT * BL * n * E;
@@ -319,7 +287,7 @@ static inline void rv_build(int kind, int rank, int nprocs, MPI_Offset base, int
     c->filetype_named = 0;
     c->nbytes = c->file.total;
     if (c->mem.n == 0) { /* contiguous memory */
-        rv_add(&c->mem, 0, c->nbytes);
+        rt_list_add(&c->mem, 0, c->nbytes);
         c->membytes = c->nbytes;
     }
     if (c->mem.total != c->nbytes) {
