@@ -559,26 +559,60 @@ static int by_turns(struct rio_coll_call *c, MPI_Offset *done)
     return rc;
 }
 
-/* Agents ask storage for their domains first; after everyone has, each
- * rank reads its own data, served from the storage cache. */
+static int cmp_region(const void *x, const void *y)
+{
+    const struct rio_region *a = x, *b = y;
+    return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Agents ask storage for their domains first, every role of a rank in one
+ * ascending list (the stripes of several targets go out together); after
+ * everyone has, each rank reads its own data, served from the storage
+ * cache.  The prefetch is advice: if it fails or there is no memory for
+ * the list, the reads still read everything. */
 static int prefetch_then_read(struct rio_coll_call *c, const struct rio_coll_plan *p,
                               MPI_Offset *done)
 {
     struct rio_store *st = c->req->st;
-    for (int a = 0; a < p->naggs && st->ops->prefetch; a++) {
+    struct rio_region *reg = NULL;
+    int n = 0, cap = 0, ok = 1;
+    for (int a = 0; a < p->naggs && st->ops->prefetch && ok; a++) {
         if (p->aggs[a] != c->rank)
             continue;
         const struct rio_coll_domain *d = &p->dom[a];
         MPI_Offset unit = d->kind == RIO_DOM_TARGETS ? c->layout.unit : d->end - d->start;
-        for (MPI_Offset off = d->start; off < d->end && unit > 0;) {
+        for (MPI_Offset off = d->start; off < d->end && unit > 0 && ok;) {
             MPI_Offset x = rio__coll_coord(c, d, off);
-            MPI_Offset n = RIO_MIN(unit - (d->kind == RIO_DOM_TARGETS ? off % unit : 0),
-                                   d->end - off);
-            if (x >= 0)
-                st->ops->prefetch(st, off, n);
-            off += n;
+            MPI_Offset len = RIO_MIN(unit - (d->kind == RIO_DOM_TARGETS ? off % unit : 0),
+                                     d->end - off);
+            if (x >= 0) {
+                if (n == cap) {
+                    int ncap = cap ? 2 * cap : 64;
+                    struct rio_region *v = rio__realloc(reg, sizeof *v * (size_t)ncap);
+                    ok = v != NULL;
+                    if (v) {
+                        reg = v;
+                        cap = ncap;
+                    }
+                }
+                if (ok)
+                    reg[n++] = (struct rio_region){off, len};
+            }
+            off += len;
         }
     }
+    if (ok && n > 0) {
+        qsort(reg, (size_t)n, sizeof *reg, cmp_region);
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            if (m > 0 && reg[m - 1].off + reg[m - 1].len == reg[i].off)
+                reg[m - 1].len += reg[i].len;
+            else
+                reg[m++] = reg[i];
+        }
+        (void)st->ops->prefetch(st, reg, m);
+    }
+    free(reg);
     MPI_Barrier(c->ctx->comm);
     return own_request(c, RIO_INDEP_AUTO, done);
 }

@@ -592,7 +592,7 @@ static int add_piece(struct target *tg, int64_t obj, int64_t len, int64_t sp, in
 struct xfer {
     struct rio_emu_client *cl;
     const struct rio_emu_layout *lay;
-    int write;
+    int write, prefetch;  /* prefetch: the regions go to the targets' caches */
     const struct rio_emu_view *view;
     struct memmap mem;
     int64_t cstart, cbytes; /* the chunk: memory stream [cstart, cstart + cbytes) */
@@ -623,12 +623,14 @@ static void build_req(struct xfer *x, int t, unsigned *op)
         int m = 0;
         for (int i = 0; i < tg->npc; i++)
             m += !(i > 0 && tg->pc[i - 1].obj + tg->pc[i - 1].len == tg->pc[i].obj);
-        if (m == 1) {
+        if (m == 1 && !x->prefetch) {
             *op = x->write ? RIO_EMU_OP_WRITE : RIO_EMU_OP_READ;
             rio__emu_put_u64(b, (uint64_t)tg->pc[0].obj);
             rio__emu_put_u64(b, (uint64_t)tg->bytes);
         } else {
-            *op = x->write ? RIO_EMU_OP_WRITE_LIST : RIO_EMU_OP_READ_LIST;
+            *op = x->prefetch ? RIO_EMU_OP_PREFETCH
+                  : x->write  ? RIO_EMU_OP_WRITE_LIST
+                              : RIO_EMU_OP_READ_LIST;
             rio__emu_put_u32(b, (uint32_t)m);
             for (int i = 0; i < tg->npc;) {
                 int64_t o = tg->pc[i].obj, l = 0;
@@ -681,7 +683,10 @@ static int flush(struct xfer *x)
             rio__err_detail("emu service %s, target %d refused %s: %s", cl->dir, t,
                             rio__emu_op_name(ops[t]), strerror(-r));
         }
-        if (!r && !x->write) {
+        if (!r && x->prefetch) {
+            if (tg->rlen != 0)
+                r = sys_fail(cl, t, -EPROTO, "prefetch reply with a payload");
+        } else if (!r && !x->write) {
             if (tg->rlen != 8 + (size_t)tg->bytes)
                 r = sys_fail(cl, t, -EPROTO, "read reply of the wrong size");
             else if ((int64_t)rio__emu_get64(tg->rb) < tg->bytes)
@@ -690,7 +695,7 @@ static int flush(struct xfer *x)
         if (r && !rc)
             rc = r;
     }
-    if (!rc && !x->write) {
+    if (!rc && !x->write && !x->prefetch) {
         int64_t cut = x->cstart + x->cbytes;
         if (x->eof) {
             int64_t size;
@@ -726,17 +731,17 @@ out:
     }
     x->cstart += x->cbytes;
     x->cbytes = 0;
-    if (!rc && x->write)
+    if (!rc && (x->write || x->prefetch))
         x->done = x->cstart;
     return rc;
 }
 
-/* Contract in client.h. */
-int rio__emu_rw(struct rio_emu_client *cl, const struct rio_emu_layout *lay, int write,
-                rio_emu_next_fn next, void *arg, const struct rio_emu_view *view,
-                const struct iovec *mem, int nmem, int64_t *done)
+/* rio__emu_rw, or with prefetch (no view, no memory) rio__emu_prefetch. */
+static int transfer(struct rio_emu_client *cl, const struct rio_emu_layout *lay, int write,
+                    int prefetch, rio_emu_next_fn next, void *arg, const struct rio_emu_view *view,
+                    const struct iovec *mem, int nmem, int64_t *done)
 {
-    struct xfer x = {cl, lay, write, view, {mem, nmem, NULL}, 0, 0, 0, 0};
+    struct xfer x = {cl, lay, write, prefetch, view, {mem, nmem, NULL}, 0, 0, 0, 0};
     int64_t off = 0, len = 0, total = 0;
     int rc = 0;
     if (done)
@@ -751,6 +756,8 @@ int rio__emu_rw(struct rio_emu_client *cl, const struct rio_emu_layout *lay, int
         total += (int64_t)mem[i].iov_len;
     }
     x.mem.pre[nmem] = total;
+    if (prefetch)
+        total = RIO_EMU_MAX_OFFSET; /* no memory: the regions are the bound */
     pthread_mutex_lock(&cl->mu);
     for (int t = 0; t < cl->n; t++)
         cl->t[t].npc = 0, cl->t[t].bytes = 0;
@@ -806,4 +813,19 @@ out:
     if (done)
         *done = rc ? 0 : x.done;
     return rc;
+}
+
+/* Contract in client.h. */
+int rio__emu_rw(struct rio_emu_client *cl, const struct rio_emu_layout *lay, int write,
+                rio_emu_next_fn next, void *arg, const struct rio_emu_view *view,
+                const struct iovec *mem, int nmem, int64_t *done)
+{
+    return transfer(cl, lay, write, 0, next, arg, view, mem, nmem, done);
+}
+
+/* Contract in client.h. */
+int rio__emu_prefetch(struct rio_emu_client *cl, const struct rio_emu_layout *lay,
+                      rio_emu_next_fn next, void *arg)
+{
+    return transfer(cl, lay, 0, 1, next, arg, NULL, NULL, 0, NULL);
 }

@@ -90,6 +90,13 @@ int rio__emu_rw(struct rio_emu_client *cl, const struct rio_emu_layout *lay, int
                 rio_emu_next_fn next, void *arg, const struct rio_emu_view *view,
                 const struct iovec *mem, int nmem, int64_t *done);
 
+/** Ask the targets to read the file regions next() yields into their
+ *  buffer caches (PREFETCH).  Returns once every target has queued its
+ *  part, before the reading is done: requests sent afterwards, by any
+ *  client, are served after it.  0 or -errno. */
+int rio__emu_prefetch(struct rio_emu_client *cl, const struct rio_emu_layout *lay,
+                      rio_emu_next_fn next, void *arg);
+
 /* ---- counters ------------------------------------------------------------ */
 int rio__emu_stats(struct rio_emu_client *cl, int target, struct rio_emu_stats *out);
 int rio__emu_stats_reset(struct rio_emu_client *cl, int target);

@@ -25,6 +25,7 @@ static const char *const op_names[RIO_EMU_OP__COUNT] = {
     [RIO_EMU_OP_READ_DT] = "read_dt",       [RIO_EMU_OP_WRITE_DT] = "write_dt",
     [RIO_EMU_OP_LOCK] = "lock",             [RIO_EMU_OP_UNLOCK] = "unlock",
     [RIO_EMU_OP_STATS_GET] = "stats_get",   [RIO_EMU_OP_STATS_RESET] = "stats_reset",
+    [RIO_EMU_OP_PREFETCH] = "prefetch",
 };
 
 /* Contract in proto.h. */
@@ -213,6 +214,7 @@ int rio__emu_req_decode(const struct rio_emu_hdr *h, const unsigned char *payloa
         break;
     case RIO_EMU_OP_READ_LIST:
     case RIO_EMU_OP_WRITE_LIST:
+    case RIO_EMU_OP_PREFETCH:
         r->fid = take64(&c);
         if ((rc = take_list(&c, r)))
             return rc;
@@ -386,7 +388,7 @@ void rio__emu_put_stats(struct rio_emu_buf *b, const struct rio_emu_stats *s)
     const uint64_t v[RIO_EMU_STATS_FIELDS] = {
         s->requests,   s->accesses,  s->judged,      s->sequential,  s->bytes_read,
         s->bytes_written, s->seek_bytes, s->busy_ns, s->revocations, s->log_entries,
-        s->log_dropped, s->rejected, s->elapsed_ns};
+        s->log_dropped, s->rejected, s->elapsed_ns, s->cache_hits};
     for (int i = 0; i < RIO_EMU_STATS_FIELDS; i++)
         rio__emu_put_u64(b, v[i]);
 }
@@ -399,7 +401,7 @@ int rio__emu_get_stats(const unsigned char *p, size_t n, struct rio_emu_stats *s
     uint64_t *v[RIO_EMU_STATS_FIELDS] = {
         &s->requests,   &s->accesses,  &s->judged,      &s->sequential,  &s->bytes_read,
         &s->bytes_written, &s->seek_bytes, &s->busy_ns, &s->revocations, &s->log_entries,
-        &s->log_dropped, &s->rejected, &s->elapsed_ns};
+        &s->log_dropped, &s->rejected, &s->elapsed_ns, &s->cache_hits};
     for (int i = 0; i < RIO_EMU_STATS_FIELDS; i++)
         *v[i] = rio__emu_get64(p + 8 * i);
     return 0;

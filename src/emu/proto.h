@@ -36,6 +36,7 @@
  *   UNLOCK      u64 fid, i64 off, i64 len                     ->
  *   STATS_GET                                     -> stats
  *   STATS_RESET                                   ->
+ *   PREFETCH    u64 fid, u32 n, n x (i64 off, i64 len)        ->  (at arrival)
  *
  * layout = u64 fid, i64 unit, u32 count, u32 first.  Names are 1 to
  * RIO_EMU_MAX_NAME bytes without NUL.  CREATE with RIO_EMU_F_EXCL fails
@@ -47,7 +48,13 @@
  * of which the server keeps the pieces on stripes s with s % count ==
  * index, mapped to object offset (s / count) * unit + offset % unit; the
  * data of WRITE_DT and of the reply to READ_DT is exactly those pieces'
- * bytes in stream order.
+ * bytes in stream order.  PREFETCH asks the target to read the list into
+ * its buffer cache: the reply comes as soon as the request is queued (so
+ * requests sent after the reply are served after it), the reading takes
+ * its turn in the queue like any read, and later reads that fall wholly in
+ * cached ranges cost no disk access.  STATS_RESET also empties the cache,
+ * as a benchmark drops caches between phases; writes drop what they
+ * overlap.
  *
  * Decoding is strict: a header with a bad magic, version, op or length,
  * and a payload whose size does not match its fields exactly, whose counts
@@ -101,6 +108,7 @@ enum rio_emu_op {
     RIO_EMU_OP_UNLOCK,
     RIO_EMU_OP_STATS_GET,
     RIO_EMU_OP_STATS_RESET,
+    RIO_EMU_OP_PREFETCH,
     RIO_EMU_OP__COUNT
 };
 
@@ -156,8 +164,9 @@ struct rio_emu_stats {
     uint64_t log_entries, log_dropped;
     uint64_t rejected;      /* malformed messages refused */
     uint64_t elapsed_ns;    /* wall time since the reset */
+    uint64_t cache_hits;    /* reads served from the buffer cache (not accesses) */
 };
-#define RIO_EMU_STATS_FIELDS 13
+#define RIO_EMU_STATS_FIELDS 14
 
 /** Name of an op ("write_list"), "?" if unknown. */
 const char *rio__emu_op_name(unsigned op);

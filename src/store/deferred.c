@@ -202,9 +202,9 @@ static unsigned d_notes(struct rio_store *st)
     struct dfile *df = df_of(st);
     return df->opened && df->iops->notes ? df->iops->notes(&df->inner) : 0;
 }
-static int d_prefetch(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+static int d_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
 {
-    FWD(df_of(st)->iops->prefetch ? df_of(st)->iops->prefetch(in, off, len) : 0);
+    FWD(df_of(st)->iops->prefetch ? df_of(st)->iops->prefetch(in, reg, n) : 0);
 }
 
 const struct rio_store_ops rio__store_deferred = {

@@ -212,9 +212,9 @@ static unsigned x_notes(struct rio_store *st)
 {
     return rio__store_posix.notes(IN);
 }
-static int x_prefetch(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+static int x_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
 {
-    return rio__store_posix.prefetch(IN, off, len);
+    return rio__store_posix.prefetch(IN, reg, n);
 }
 
 const struct rio_store_ops rio__store_delay = {

@@ -196,6 +196,12 @@ static int e_read_list(struct rio_store *st, const struct rio_region *file,
     return rc;
 }
 
+static int e_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
+{
+    struct regs g = {reg, n, 0};
+    return rio__emu_prefetch(ef_of(st)->cl, &ef_of(st)->lay, next_reg, &g);
+}
+
 static int e_write_list(struct rio_store *st, const struct rio_region *file,
                         const struct iovec *mem, int n)
 {
@@ -305,7 +311,7 @@ const struct rio_store_ops rio__store_emu = {
     .layout = e_layout,
     .is_direct = NULL,
     .notes = NULL,
-    .prefetch = NULL,
+    .prefetch = e_prefetch,
     .write_view = e_write_view,
     .read_view = e_read_view,
 };

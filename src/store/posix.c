@@ -205,10 +205,14 @@ static int posix_sync(struct rio_store *st)
 
 /* Start reading a range into the page cache; advisory, so failures of the
  * advice itself are not errors of the caller's. */
-static int posix_prefetch(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+static int posix_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
 {
-    int r = posix_fadvise(pf_of(st)->fd, off, len, POSIX_FADV_WILLNEED);
-    return r ? -r : 0;
+    for (int i = 0; i < n; i++) {
+        int r = posix_fadvise(pf_of(st)->fd, reg[i].off, reg[i].len, POSIX_FADV_WILLNEED);
+        if (r)
+            return -r;
+    }
+    return 0;
 }
 
 /* ---- transfers ---------------------------------------------------------- */

@@ -88,9 +88,12 @@ struct rio_store_ops {
     /* RIO_STORE_NOTE_* bits: things the driver decided on its own that a
      * verbose or stats report should mention.  NULL means none. */
     unsigned (*notes)(struct rio_store *st);
-    /* Ask storage to start reading [off, off+len) into its cache, without
-     * waiting (posix_fadvise WILLNEED).  NULL: no prefetching. */
-    int (*prefetch)(struct rio_store *st, MPI_Offset off, MPI_Offset len);
+    /* Ask storage to start reading the n regions (ascending) into its
+     * cache, without waiting for the data (posix_fadvise WILLNEED; emu: the
+     * targets' buffer caches, a read sent after the return is served after
+     * the prefetch).  Advisory: the caller may ignore failures.  NULL: no
+     * prefetching. */
+    int (*prefetch)(struct rio_store *st, const struct rio_region *reg, int n);
     /* Datatype I/O: len bytes of the data stream of a file view — filetype ft
      * tiled without end from displacement disp, starting at stream byte pos —
      * from/to the contiguous buf.  The driver ships ft's dataloop, not an

@@ -8,7 +8,8 @@
  * requests near the media rate (60-80 MB/s), random 4 KiB writes near
  * orthrus.txt Table 1's 0.8 MB/s (0.4-1.6 accepted), random requests
  * markedly slower than sequential ones of the same size, and the server
- * really waiting for the modelled time.
+ * really waiting for the modelled time.  Then the buffer cache that
+ * PREFETCH fills (see cache()).
  *
  * Usage: test_emu_model <resonio-emud>
  */
@@ -63,6 +64,83 @@ static void run(struct rio_emu_client *cl, const struct rio_emu_layout *lay, int
            *mbs_model, rio__emu_seq_fraction(&s));
 }
 
+/* The buffer cache: a PREFETCH is acknowledged at once, its reading
+ * takes its turn, a later read of a prefetched range (from any client) is
+ * a cache hit with no disk access, writes and a stats reset drop it. */
+static void cache(struct rio_emu_client *cl)
+{
+    enum { MB = 1 << 20, PIECE = 256 << 10, N = 8 * MB / PIECE };
+    static unsigned char w[8 * MB], r[PIECE];
+    struct rio_emu_client *other = NULL;
+    struct rio_emu_layout lay;
+    struct rio_emu_stats s;
+    int rc = rio__emu_create(cl, "cache", MB, 1, 1, &lay);
+    if (!rc)
+        rc = rio__emu_connect(emu_dir, &other);
+    CHECK(rc == 0, "cache setup: %s", strerror(-rc));
+    if (rc)
+        return;
+    for (size_t i = 0; i < sizeof w; i++)
+        w[i] = (unsigned char)(i * 7 + i / 4093);
+    struct one g = {0, 8 * MB, 0};
+    struct iovec v = {w, sizeof w};
+    rc = rio__emu_rw(cl, &lay, 1, one_next, &g, NULL, &v, 1, NULL);
+    rio__emu_stats_reset(cl, 0);
+    double t0 = wall();
+    g = (struct one){0, 8 * MB, 0};
+    if (!rc)
+        rc = rio__emu_prefetch(cl, &lay, one_next, &g);
+    double ack = wall() - t0;
+    CHECK(rc == 0, "prefetch: %s", strerror(-rc));
+    /* reading 8 MiB takes the model about 120 ms; the answer comes first */
+    CHECK(ack < 0.06, "the prefetch was answered after %.0f ms, not at arrival", ack * 1e3);
+    /* the other client's reads, in a scrambled order, all hit */
+    int bad = 0;
+    for (int k = 0; k < N && !rc; k++) {
+        int i = (k * 13) % N;
+        struct one q = {(int64_t)i * PIECE, PIECE, 0};
+        struct iovec rv = {r, PIECE};
+        int64_t done = 0;
+        rc = rio__emu_rw(other, &lay, 0, one_next, &q, NULL, &rv, 1, &done);
+        bad += done != PIECE || memcmp(r, w + (size_t)i * PIECE, PIECE) != 0;
+    }
+    rio__emu_stats(cl, 0, &s);
+    CHECK(rc == 0 && bad == 0, "reads after the prefetch: rc %d, %d pieces wrong", rc, bad);
+    CHECK(s.cache_hits == N, "%llu of %d reads hit the cache", (unsigned long long)s.cache_hits,
+          N);
+    CHECK(s.accesses == 1 && s.bytes_read == 8 * MB,
+          "after a prefetch the disk saw %llu accesses (1 expected), %llu bytes read",
+          (unsigned long long)s.accesses, (unsigned long long)s.bytes_read);
+    printf("cache: prefetch answered in %.2f ms, %llu hits, modelled busy %.1f ms\n", ack * 1e3,
+           (unsigned long long)s.cache_hits, (double)s.busy_ns * 1e-6);
+    /* a write drops what it overlaps; the rest stays */
+    struct one q = {3 * MB, PIECE, 0};
+    struct iovec wv = {w + 3 * MB, PIECE};
+    rc = rio__emu_rw(cl, &lay, 1, one_next, &q, NULL, &wv, 1, NULL);
+    for (int i = 2; i <= 4 && !rc; i++) {
+        struct one x = {(int64_t)i * MB, PIECE, 0};
+        struct iovec rv = {r, PIECE};
+        rc = rio__emu_rw(cl, &lay, 0, one_next, &x, NULL, &rv, 1, NULL);
+    }
+    struct rio_emu_stats s2;
+    rio__emu_stats(cl, 0, &s2);
+    CHECK(rc == 0 && s2.cache_hits == s.cache_hits + 2 && s2.accesses == s.accesses + 2,
+          "after a write into the cached range: %llu more hits (2), %llu more accesses (the "
+          "write and one read)",
+          (unsigned long long)(s2.cache_hits - s.cache_hits),
+          (unsigned long long)(s2.accesses - s.accesses));
+    /* a reset starts cold */
+    rio__emu_stats_reset(cl, 0);
+    struct one x = {0, PIECE, 0};
+    struct iovec rv = {r, PIECE};
+    rc = rio__emu_rw(cl, &lay, 0, one_next, &x, NULL, &rv, 1, NULL);
+    rio__emu_stats(cl, 0, &s);
+    CHECK(rc == 0 && s.cache_hits == 0 && s.accesses == 1,
+          "after a reset: %llu hits, %llu accesses", (unsigned long long)s.cache_hits,
+          (unsigned long long)s.accesses);
+    rio__emu_disconnect(other);
+}
+
 static int body(void)
 {
     struct rio_emu_client *cl = NULL;
@@ -96,6 +174,7 @@ static int body(void)
           rnd256r, seq256r);
     run(cl, &lay, 0, 1, 4096, 30, &w, &rnd4r);
     CHECK(rnd4r >= 0.4 && rnd4r <= 1.6, "random 4 KiB reads: %.2f MB/s", rnd4r);
+    cache(cl);
 out:
     rio__emu_disconnect(cl);
     printf("%d passed, %d failed\n", npass, nfail);

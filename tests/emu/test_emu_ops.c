@@ -81,6 +81,7 @@ static void test_proto(void)
             break;
         case RIO_EMU_OP_READ_LIST:
         case RIO_EMU_OP_WRITE_LIST:
+        case RIO_EMU_OP_PREFETCH:
             rio__emu_put_u64(&m, 7);
             rio__emu_put_u32(&m, 2);
             rio__emu_put_u64(&m, 300);
@@ -127,11 +128,12 @@ static void test_proto(void)
             if (op == RIO_EMU_OP_WRITE)
                 ok = ok && r.fid == 7 && r.off == 100 && r.len == 40 && r.datalen == 40 &&
                      !memcmp(r.data, data, 40);
-            if (op == RIO_EMU_OP_WRITE_LIST) {
+            if (op == RIO_EMU_OP_WRITE_LIST || op == RIO_EMU_OP_PREFETCH) {
                 int64_t o, l;
                 rio__emu_pair(&r, 1, &o, &l);
                 ok = ok && r.n == 2 && r.list_total == 40 && o == 0 && l == 10 &&
-                     !memcmp(r.data, data, 40);
+                     (op == RIO_EMU_OP_PREFETCH ? r.datalen == 0
+                                                : !memcmp(r.data, data, 40));
             }
             if (op == RIO_EMU_OP_WRITE_DT)
                 ok = ok && r.unit == 4096 && r.count == 4 && r.index == 2 && r.disp == 64 &&
@@ -155,7 +157,7 @@ static void test_proto(void)
 
     struct rio_emu_buf m = {0};
     struct rio_emu_layout l = {9, 65536, 4, 3}, l2;
-    struct rio_emu_stats s = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, s2;
+    struct rio_emu_stats s = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, s2;
     rio__emu_put_layout(&m, &l);
     CHECK(!rio__emu_get_layout(m.p, m.n, &l2) && !memcmp(&l, &l2, sizeof l), "layout round trip");
     rio__emu_buf_free(&m);

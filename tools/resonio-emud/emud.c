@@ -51,6 +51,8 @@ static void usage(FILE *f)
             "  --capacity-gb G     hdd size [500]\n"
             "  --ssd-lat-us US     ssd latency [80]        --ssd-mbs R    ssd bandwidth [500]\n"
             "  --revoke-us US      extent-lock revocation [1000]\n"
+            "  --cache-mib M       buffer cache for prefetched data [256]\n"
+            "  --cache-mbs R       reads served from the cache, MB/s [1000]\n"
             "  --log-cap N         accesses kept in the arrival log [262144]\n");
 }
 
@@ -106,6 +108,8 @@ static int parse(int argc, char **argv, struct opts *o)
             {"--ssd-lat-us", 0, 1e9, &o->cfg.ssd_lat_us},
             {"--ssd-mbs", 1e-3, 1e9, &o->cfg.ssd_mbs},
             {"--revoke-us", 0, 1e9, &o->cfg.revoke_us},
+            {"--cache-mib", 0, 1e7, &o->cfg.cache_mib},
+            {"--cache-mbs", 1e-3, 1e9, &o->cfg.cache_mbs},
         };
         int k, done = 0;
         for (k = 0; k < (int)(sizeof dbl / sizeof dbl[0]); k++)
@@ -200,7 +204,7 @@ static int conf_read(const char *dir, int *targets, struct emud_cfg *cfg)
         K("rpm", rpm) K("rate_mbs", rate_mbs) K("track_kib", track_kib)
         K("readahead_kib", readahead_kib) K("overhead_us", overhead_us)
         K("capacity_gb", capacity_gb) K("ssd_lat_us", ssd_lat_us) K("ssd_mbs", ssd_mbs)
-        K("revoke_us", revoke_us)
+        K("revoke_us", revoke_us) K("cache_mib", cache_mib) K("cache_mbs", cache_mbs)
 #undef K
         else if (!strcmp(key, "elevator")) cfg->elevator = (int)d;
         else if (!strcmp(key, "log_cap")) cfg->log_cap = (long)d;
@@ -221,10 +225,11 @@ static int conf_write(const char *dir, int targets, const struct emud_cfg *c)
             "targets %d\nmodel %s\ntime_scale %.17g\nseek_ms %.17g\ntrack_ms %.17g\nrpm %.17g\n"
             "rate_mbs %.17g\ntrack_kib %.17g\nreadahead_kib %.17g\noverhead_us %.17g\n"
             "capacity_gb %.17g\nssd_lat_us %.17g\nssd_mbs %.17g\nrevoke_us %.17g\n"
-            "elevator %d\nlog_cap %ld\n",
+            "cache_mib %.17g\ncache_mbs %.17g\nelevator %d\nlog_cap %ld\n",
             targets, emud_model_name(c->model), c->time_scale, c->seek_ms, c->track_ms, c->rpm,
             c->rate_mbs, c->track_kib, c->readahead_kib, c->overhead_us, c->capacity_gb,
-            c->ssd_lat_us, c->ssd_mbs, c->revoke_us, c->elevator, c->log_cap);
+            c->ssd_lat_us, c->ssd_mbs, c->revoke_us, c->cache_mib, c->cache_mbs, c->elevator,
+            c->log_cap);
     return fclose(f) ? -errno : 0;
 }
 
@@ -411,20 +416,21 @@ static int cmd_stats(const struct opts *o)
         return 1;
     }
     printf("target,requests,accesses,sequential_fraction,seek_bytes,busy_s,revocations,"
-           "bytes_read,bytes_written,log_entries,log_dropped,rejected,elapsed_s\n");
+           "bytes_read,bytes_written,log_entries,log_dropped,rejected,elapsed_s,cache_hits\n");
     for (int i = 0; i < rio__emu_ntargets(cl); i++) {
         struct rio_emu_stats s;
         if ((rc = rio__emu_stats(cl, i, &s))) {
             fprintf(stderr, "resonio-emud: target %d: %s\n", i, strerror(-rc));
             break;
         }
-        printf("%d,%llu,%llu,%.6f,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n", i,
+        printf("%d,%llu,%llu,%.6f,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.3f,%llu\n", i,
                (unsigned long long)s.requests, (unsigned long long)s.accesses,
                rio__emu_seq_fraction(&s), (unsigned long long)s.seek_bytes,
                (double)s.busy_ns * 1e-9, (unsigned long long)s.revocations,
                (unsigned long long)s.bytes_read, (unsigned long long)s.bytes_written,
                (unsigned long long)s.log_entries, (unsigned long long)s.log_dropped,
-               (unsigned long long)s.rejected, (double)s.elapsed_ns * 1e-9);
+               (unsigned long long)s.rejected, (double)s.elapsed_ns * 1e-9,
+               (unsigned long long)s.cache_hits);
         if (o->reset && (rc = rio__emu_stats_reset(cl, i)))
             break;
     }

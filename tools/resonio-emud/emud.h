@@ -32,6 +32,8 @@ struct emud_cfg {
     double capacity_gb;   /* hdd: disk size, GB, for seek distances */
     double ssd_lat_us, ssd_mbs;
     double revoke_us;     /* extent-lock revocation cost (hdd and ssd) */
+    double cache_mib;     /* buffer cache filled by PREFETCH (0: none) */
+    double cache_mbs;     /* reads from the cache, MB/s (plus the per-access overhead) */
     double time_scale;    /* modelled times are waited for times this */
     int elevator;         /* pending requests the scheduler chooses among (1: FIFO) */
     long log_cap;         /* accesses kept in the arrival log */

@@ -45,6 +45,8 @@ void emud_cfg_defaults(struct emud_cfg *c)
     c->ssd_lat_us = 80;
     c->ssd_mbs = 500;
     c->revoke_us = 1000;
+    c->cache_mib = 256;
+    c->cache_mbs = 1000;
     c->time_scale = 1.0;
     c->elevator = 1;
     c->log_cap = 1L << 18;

@@ -35,6 +35,14 @@
  * bytes (the data must match exactly, the reply must fit the limit), then
  * doing the I/O, so a malformed request touches nothing.
  *
+ * A PREFETCH request is answered when it arrives and then served in its
+ * turn like a read, except that its ranges go into a buffer cache instead
+ * of a reply (resonant-io.txt §3.4's I/O-node cache, which its agents'
+ * first-phase reads fill for the owners' reads of the second phase): a
+ * later read that falls inside one cached range costs the per-access
+ * overhead and a memory transfer, moves no head and is counted as a cache
+ * hit, not an access.
+ *
  * Target 0 keeps the metadata, name → {fid, unit, count, first}, in
  * meta.tab, rewritten through a temporary file, fsync and rename at each
  * change, so a restart finds every file; file ids are never reused.
@@ -63,6 +71,7 @@
 #define MAX_OBJECTS 64                     /* open object files kept */
 #define MAX_LOCKS 256                      /* cached extent locks per object */
 #define DEFAULT_UNIT ((int64_t)1 << 20)
+#define MAX_CACHED 4096                    /* extents in the buffer cache */
 
 /* ---- state --------------------------------------------------------------------- */
 
@@ -97,6 +106,7 @@ struct job {
     int64_t addr;         /* where it starts on the disk, for the elevator */
     uint64_t seq;
     struct out *reply;    /* built when served, sent at the modelled completion */
+    int noreply;          /* PREFETCH: answered at arrival */
 };
 
 struct xlock {          /* extent lock of the lock model */
@@ -124,6 +134,12 @@ struct rlock {          /* byte-range lock of LOCK/UNLOCK (target 0) */
     uint64_t fid, id;
     int64_t lo, hi;
     int excl;
+};
+
+struct cext {           /* a cached range of an object */
+    uint64_t fid;
+    int64_t lo, hi;
+    unsigned long used;
 };
 
 struct logent {
@@ -158,6 +174,10 @@ struct server {
     double t0, reset_t;
     struct logent *log;
     long nlog;
+    struct cext cache[MAX_CACHED]; /* disjoint; adjacent ranges merged */
+    int ncache;
+    int64_t cache_bytes;
+    unsigned long ctick;
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -315,6 +335,87 @@ static double lock_model(struct server *S, struct object *o, uint64_t client, in
     return t;
 }
 
+/* ---- the buffer cache --------------------------------------------------------------
+ * Only which ranges are cached is kept (the data itself is always read
+ * from the object file): PREFETCH adds, reads wholly inside one cached
+ * range are hits, writes and removals drop what they overlap, and the
+ * least recently used ranges go when the cache is over --cache-mib. */
+
+static void cache_remove(struct server *S, int i)
+{
+    S->cache_bytes -= S->cache[i].hi - S->cache[i].lo;
+    S->cache[i] = S->cache[--S->ncache];
+}
+
+/* Drop [lo, hi) of object fid from the cache. */
+static void cache_drop(struct server *S, uint64_t fid, int64_t lo, int64_t hi)
+{
+    for (int i = 0; i < S->ncache;) {
+        struct cext *e = &S->cache[i];
+        if (e->fid != fid || e->hi <= lo || hi <= e->lo) {
+            i++;
+            continue;
+        }
+        if (e->lo < lo && hi < e->hi && S->ncache < MAX_CACHED) {
+            /* a hole in the middle: keep both sides */
+            S->cache[S->ncache++] = (struct cext){fid, hi, e->hi, e->used};
+            S->cache_bytes -= e->hi - lo;
+            e->hi = lo;
+            i++;
+        } else if (e->lo < lo) {
+            S->cache_bytes -= e->hi - lo;
+            e->hi = lo;
+            i++;
+        } else if (hi < e->hi) {
+            S->cache_bytes -= hi - e->lo;
+            e->lo = hi;
+            i++;
+        } else {
+            cache_remove(S, i);
+        }
+    }
+}
+
+static void cache_add(struct server *S, uint64_t fid, int64_t lo, int64_t hi)
+{
+    int64_t cap = (int64_t)(S->cfg.cache_mib * 1048576.0);
+    if (hi - lo > cap)
+        return;
+    cache_drop(S, fid, lo, hi);
+    for (int i = 0; i < S->ncache;) { /* absorb the neighbours */
+        struct cext *e = &S->cache[i];
+        if (e->fid == fid && (e->hi == lo || e->lo == hi)) {
+            lo = e->lo < lo ? e->lo : lo;
+            hi = e->hi > hi ? e->hi : hi;
+            cache_remove(S, i);
+        } else {
+            i++;
+        }
+    }
+    while (S->ncache > 0 && (S->ncache == MAX_CACHED || S->cache_bytes + (hi - lo) > cap)) {
+        int old = 0;
+        for (int i = 1; i < S->ncache; i++)
+            if (S->cache[i].used < S->cache[old].used)
+                old = i;
+        cache_remove(S, old);
+    }
+    S->cache[S->ncache++] = (struct cext){fid, lo, hi, ++S->ctick};
+    S->cache_bytes += hi - lo;
+}
+
+/* Is [lo, hi) of object fid cached? */
+static int cache_hit(struct server *S, uint64_t fid, int64_t lo, int64_t hi)
+{
+    for (int i = 0; i < S->ncache; i++) {
+        struct cext *e = &S->cache[i];
+        if (e->fid == fid && e->lo <= lo && hi <= e->hi) {
+            e->used = ++S->ctick;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* ---- the data path --------------------------------------------------------------- */
 
 struct sink {
@@ -322,6 +423,7 @@ struct sink {
     struct job *j;
     struct object *o;
     int write, count_only;
+    int prefetch;              /* into the cache only: no data moves */
     const unsigned char *src;  /* write data */
     unsigned char *dst;        /* read data */
     int64_t pos, limit;        /* data bytes consumed / available */
@@ -350,7 +452,15 @@ static int run_flush(struct sink *k)
     if (!len)
         return 0;
     k->run_len = 0;
-    if (k->write) {
+    uint64_t client = k->j->c ? k->j->c->client : 0;
+    int hit = 0;
+    if (k->write)
+        cache_drop(S, k->j->r.fid, off, off + len);
+    else if (!k->prefetch)
+        hit = cache_hit(S, k->j->r.fid, off, off + len);
+    if (k->prefetch) {
+        cache_add(S, k->j->r.fid, off, off + len);
+    } else if (k->write) {
         while (got < len) {
             ssize_t w = pwrite(k->o->fd, k->src + k->run_pos + got, (size_t)(len - got),
                                (off_t)(off + got));
@@ -382,11 +492,17 @@ static int run_flush(struct sink *k)
         }
         S->st.bytes_read += (uint64_t)got;
     }
+    k->t += lock_model(S, k->o, client, off, off + len, k->write);
+    if (hit) { /* served from the buffer cache: no disk access */
+        if (S->cfg.model != MODEL_NONE)
+            k->t += S->cfg.overhead_us * 1e-6 + (double)len / (S->cfg.cache_mbs * 1e6);
+        S->st.cache_hits++;
+        return 0;
+    }
     int seq;
     int64_t seek;
     k->t += emud_model_access(&S->cfg, &S->disk, emud_model_addr(&S->cfg, k->j->r.fid, off), len,
                               k->write, &seq, &seek);
-    k->t += lock_model(S, k->o, k->j->c ? k->j->c->client : 0, off, off + len, k->write);
     S->st.accesses++;
     S->st.seek_bytes += (uint64_t)seek;
     if (S->first_access) {
@@ -447,6 +563,7 @@ static int serve_data(struct server *S, struct job *j, struct rio_emu_buf *rb, d
     k.S = S;
     k.j = j;
     k.write = write;
+    k.prefetch = op == RIO_EMU_OP_PREFETCH;
     if (op == RIO_EMU_OP_READ_DT || op == RIO_EMU_OP_WRITE_DT) {
         struct dtarg a = {r, &k};
         if ((rc = rio__emu_dl_decode(r->dl, r->dllen, &dl)))
@@ -465,7 +582,7 @@ static int serve_data(struct server *S, struct job *j, struct rio_emu_buf *rb, d
     } else {
         total = r->list_total;
     }
-    if (!write) {
+    if (!write && !k.prefetch) {
         rio__emu_put_u64(rb, (uint64_t)total);
         k.dst = rio__emu_buf_grow(rb, (size_t)total);
         if (rb->err) {
@@ -496,7 +613,7 @@ static int serve_data(struct server *S, struct job *j, struct rio_emu_buf *rb, d
     }
     if (!rc)
         rc = run_flush(&k);
-    if (!rc && !write)
+    if (!rc && !write && !k.prefetch)
         rio__emu_put64(rb->p + RIO_EMU_HDR_SIZE, (uint64_t)k.valid);
     S->st.requests++;
     *t = k.t;
@@ -662,6 +779,7 @@ static int serve_object(struct server *S, const struct rio_emu_req *r, struct ri
     switch (r->h.op) {
     case RIO_EMU_OP_OBJ_REMOVE:
         object_drop(S, r->fid);
+        cache_drop(S, r->fid, 0, INT64_MAX);
         snprintf(path, sizeof path, "%s/%llu.obj", S->data, (unsigned long long)r->fid);
         if (unlink(path) && errno != ENOENT)
             rc = -errno;
@@ -676,6 +794,7 @@ static int serve_object(struct server *S, const struct rio_emu_req *r, struct ri
         o = object_get(S, r->fid, 1, &rc);
         if (!rc && ftruncate(o->fd, (off_t)r->size))
             rc = -errno;
+        cache_drop(S, r->fid, r->size, INT64_MAX);
         break;
     case RIO_EMU_OP_SYNC:
         o = object_get(S, r->fid, 0, &rc);
@@ -780,6 +899,10 @@ static void start_next(struct server *S)
     free(j->payload);
     j->payload = NULL;
     S->buffered -= j->r.h.length;
+    if (j->noreply) {
+        rio__emu_buf_free(&rb);
+        return;
+    }
     struct out *o = rio__malloc(sizeof *o);
     if (o && !rio__emu_msg_end(&rb, j->r.h.op, RIO_EMU_F_REPLY, status, j->r.h.id)) {
         *o = (struct out){NULL, rb.p, rb.n, 0};
@@ -976,6 +1099,8 @@ static void dispatch(struct server *S, struct conn *c)
     }
     case RIO_EMU_OP_STATS_RESET:
         memset(&S->st, 0, sizeof S->st);
+        S->ncache = 0;
+        S->cache_bytes = 0;
         S->first_access = 1;
         S->reset_t = now();
         reply_status(c, j->r.h.op, 0, j->r.h.id);
@@ -996,6 +1121,11 @@ static void dispatch(struct server *S, struct conn *c)
             int64_t off, l;
             rio__emu_pair(&j->r, 0, &off, &l);
             j->addr += off;
+        }
+        if (j->r.h.op == RIO_EMU_OP_PREFETCH) {
+            /* answered now: what the client sends next is served after it */
+            j->noreply = 1;
+            reply_status(c, j->r.h.op, 0, j->r.h.id);
         }
         c->queued++;
         if (S->qt)
@@ -1123,15 +1253,17 @@ static void write_csv(struct server *S)
     if (f) {
         const struct rio_emu_stats *s = &S->st;
         fprintf(f, "target,model,requests,accesses,sequential_fraction,seek_bytes,busy_s,"
-                   "revocations,bytes_read,bytes_written,log_entries,log_dropped,rejected\n");
-        fprintf(f, "%d,%s,%llu,%llu,%.6f,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu\n", S->index,
+                   "revocations,bytes_read,bytes_written,log_entries,log_dropped,rejected,"
+                   "cache_hits\n");
+        fprintf(f, "%d,%s,%llu,%llu,%.6f,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", S->index,
                 emud_model_name(S->cfg.model), (unsigned long long)s->requests,
                 (unsigned long long)s->accesses,
                 s->judged ? (double)s->sequential / (double)s->judged : 1.0,
                 (unsigned long long)s->seek_bytes, (double)s->busy_ns * 1e-9,
                 (unsigned long long)s->revocations, (unsigned long long)s->bytes_read,
                 (unsigned long long)s->bytes_written, (unsigned long long)s->log_entries,
-                (unsigned long long)s->log_dropped, (unsigned long long)s->rejected);
+                (unsigned long long)s->log_dropped, (unsigned long long)s->rejected,
+                (unsigned long long)s->cache_hits);
         fclose(f);
     }
 }
