@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct rio_store_ops deferred_views;
+
 struct dfile {
     struct rio_store inner;
     const struct rio_store_ops *iops;
@@ -70,13 +72,16 @@ int rio__store_open_deferred(struct rio_store *st, const char *name, int oflags,
     df->oflags = oflags;
     df->perm = perm;
     st->priv = df;
-    st->ops = &rio__store_deferred;
+    /* datatype requests only where the inner driver takes them, so that
+     * the layer above chooses as it would for the inner driver */
+    st->ops = iops->write_view && iops->read_view ? &deferred_views : &rio__store_deferred;
     return 0;
 }
 
 int rio__store_deferred_opened(struct rio_store *st)
 {
-    return st->ops != &rio__store_deferred || df_of(st)->opened;
+    return (st->ops != &rio__store_deferred && st->ops != &deferred_views) ||
+           df_of(st)->opened;
 }
 
 static int d_close(struct rio_store *st)
@@ -207,26 +212,28 @@ static int d_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
     FWD(df_of(st)->iops->prefetch ? df_of(st)->iops->prefetch(in, reg, n) : 0);
 }
 
-const struct rio_store_ops rio__store_deferred = {
-    .name = "deferred",
-    .version = 1,
-    .open = NULL, /* made by rio__store_open_deferred */
-    .close = d_close,
-    .remove = d_remove,
-    .get_size = d_get_size,
-    .set_size = d_set_size,
-    .allocate = d_allocate,
-    .sync = d_sync,
-    .pread = d_pread,
-    .pwrite = d_pwrite,
-    .preadv = d_preadv,
-    .pwritev = d_pwritev,
-    .read_list = d_read_list,
-    .write_list = d_write_list,
-    .lock = d_lock,
-    .unlock = d_unlock,
-    .layout = d_layout,
-    .is_direct = d_is_direct,
-    .notes = d_notes,
-    .prefetch = d_prefetch,
-};
+static int d_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                        MPI_Offset pos, const void *buf, MPI_Offset len)
+{
+    FWD(df_of(st)->iops->write_view(in, ft, disp, pos, buf, len));
+}
+static int d_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                       MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done)
+{
+    FWD(df_of(st)->iops->read_view(in, ft, disp, pos, buf, len, done));
+}
+
+#define DEFERRED_OPS                                                   \
+    .name = "deferred", .version = 1,                                  \
+    .open = NULL, /* made by rio__store_open_deferred */               \
+        .close = d_close, .remove = d_remove, .get_size = d_get_size,  \
+    .set_size = d_set_size, .allocate = d_allocate, .sync = d_sync,    \
+    .pread = d_pread, .pwrite = d_pwrite, .preadv = d_preadv,          \
+    .pwritev = d_pwritev, .read_list = d_read_list,                    \
+    .write_list = d_write_list, .lock = d_lock, .unlock = d_unlock,    \
+    .layout = d_layout, .is_direct = d_is_direct, .notes = d_notes,    \
+    .prefetch = d_prefetch
+
+const struct rio_store_ops rio__store_deferred = {DEFERRED_OPS};
+static const struct rio_store_ops deferred_views = {DEFERRED_OPS, .write_view = d_write_view,
+                                                    .read_view = d_read_view};

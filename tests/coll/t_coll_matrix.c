@@ -27,6 +27,10 @@
  * requests per target for resonant/target_first/stripe writes, several
  * rounds when cb_buffer_size is small).
  *
+ * With -deferred 1 every file is opened with romio_no_indep_rw=true, so
+ * ranks other than the first open it only when they touch storage (the
+ * deferred-open driver, forwarding datatype requests on emu).
+ *
  * Configurations (one file each): A = layout striping_unit=4096,
  * striping_factor=4; B = the layout, cb_buffer_size=16 KiB, virtual nodes
  * of 2 ranks and node-shared round buffers (resonio_shm=enable); C = no
@@ -95,6 +99,7 @@ static const struct config configs[] = {
 static const char *strategy;
 static int nfactor = 4;
 static const char *emu_service; /* -emu: RESONIO_EMU_DIR, else NULL (posix files) */
+static int deferred;            /* -deferred 1: romio_no_indep_rw=true (deferred open) */
 static int exchange_calls; /* calls that aggregated in rounds, this configuration */
 static int rounds_checked; /* of those, calls held to "several rounds" */
 static char mpi_path[4096];
@@ -873,7 +878,8 @@ static void run_config(const struct config *cf)
     MPI_Info info = rt_info("resonio_strategy", strategy, "striping_unit", cf->layout ? unit : NULL,
                             "striping_factor", cf->layout ? factor : NULL, "cb_buffer_size",
                             cf->cb ? cbs : NULL, "resonio_ranks_per_node", cf->rpn ? rpn : NULL,
-                            "resonio_shm", cf->shm ? "enable" : NULL, NULL);
+                            "resonio_shm", cf->shm ? "enable" : NULL, "romio_no_indep_rw",
+                            deferred ? "true" : NULL, NULL);
     char name[4300];
     rio_name(name, sizeof name, path);
     int rc = rio_file_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
@@ -954,6 +960,7 @@ int main(int argc, char **argv)
     signal(SIGALRM, ct_watchdog);
     alarm(240);
     strategy = ct_strategy_arg();
+    deferred = rt_arg("-deferred") != NULL;
     if (rt_arg("-emu")) {
         emu_service = getenv("RESONIO_EMU_DIR");
         int n = atoi(rt_arg("-emu"));
