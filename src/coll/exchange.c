@@ -991,9 +991,14 @@ static void shm_copies(struct engine *e, int r)
     MPI_Barrier(node);
 }
 
-/* Round buffers: one slot of round_bytes per aggregator role of a rank, in
- * the rank's own memory or, with shm, in the node's shared window where
- * the ranks of the node can reach it.  Collective (shm decision). */
+/* Round buffers: one slot per aggregator role of a rank, in the rank's own
+ * memory or, with shm, in the node's shared window where the ranks of the
+ * node can reach it.  A slot holds a round: round_bytes, or less when no
+ * domain is that long (a call of 2 MiB per target needs 2 MiB per role,
+ * not cb_buffer_size; a buffer of several roles at cb_buffer_size each
+ * went past malloc's mmap threshold and came back as fresh pages, 5-13 us
+ * each, at every file).  Every rank computes the same slot size from the
+ * plan.  Collective (shm decision). */
 static int round_buffers(struct engine *e)
 {
     struct rio_coll_call *c = e->c;
@@ -1004,9 +1009,13 @@ static int round_buffers(struct engine *e)
     e->sl_first = rio__calloc((size_t)p->naggs, sizeof *e->sl_first);
     e->sl_n = rio__calloc((size_t)p->naggs, sizeof *e->sl_n);
     int rc = slot && roles && e->buf_of && e->sl_first && e->sl_n ? 0 : RIO_E_NOMEM;
-    for (int a = 0; !rc && a < p->naggs; a++)
+    MPI_Offset span = 1;
+    for (int a = 0; !rc && a < p->naggs; a++) {
         slot[a] = roles[p->aggs[a]]++;
-    size_t mine = rc ? 0 : (size_t)roles[c->rank] * (size_t)p->round_bytes;
+        span = RIO_MAX(span, p->dom[a].cend - p->dom[a].cbase);
+    }
+    size_t slot_bytes = (size_t)RIO_MIN(span, p->round_bytes);
+    size_t mine = rc ? 0 : (size_t)roles[c->rank] * slot_bytes;
     MPI_Win win;
     int want = c->req->hints->shm == RIO_ENABLE && !p->rmw && !rc;
     e->shm = rio__coll_shm(c->ctx, want, mine, &win, &e->node_rank);
@@ -1017,13 +1026,13 @@ static int round_buffers(struct engine *e)
             int du;
             char *base;
             MPI_Win_shared_query(win, e->node_rank[ag], &size, &du, &base);
-            e->buf_of[a] = base + (size_t)slot[a] * (size_t)p->round_bytes;
+            e->buf_of[a] = base + (size_t)slot[a] * slot_bytes;
         } else if (ag == c->rank) {
             char *base = rio__coll_buffer(c->ctx, mine);
             if (!base)
                 rc = RIO_E_NOMEM;
             else
-                e->buf_of[a] = base + (size_t)slot[a] * (size_t)p->round_bytes;
+                e->buf_of[a] = base + (size_t)slot[a] * slot_bytes;
         }
     }
     free(slot);

@@ -253,8 +253,8 @@ static inline void ct_target_bytes(const struct rt_list *l, long long unit, int 
  * Resonant's agents by the issue's rule: for each target t = 0..T-1, the
  * rank requesting the most bytes on it that is not already an agent,
  * lowest rank on ties.  (With fewer ranks than targets, once every rank
- * is an agent, the best rank of all again — resonant.c's documented
- * extension; the tests that check agents have P >= T.)  tb is P x T.
+ * is an agent the rule starts over — resonant.c's documented extension,
+ * which spreads the roles evenly.)  tb is P x T.
  */
 static inline void ct_resonant_agents(const long long *tb, int P, int T, int *agents)
 {
@@ -262,18 +262,20 @@ static inline void ct_resonant_agents(const long long *tb, int P, int T, int *ag
     for (int t = 0; t < T; t++) {
         int best = -1;
         long long bb = -1;
+        if (nused == P) {
+            memset(used, 0, sizeof *used * (size_t)P);
+            nused = 0;
+        }
         for (int i = 0; i < P; i++) {
-            if (used[i] && nused < P)
+            if (used[i])
                 continue;
             if (tb[(size_t)i * (size_t)T + (size_t)t] > bb) {
                 best = i;
                 bb = tb[(size_t)i * (size_t)T + (size_t)t];
             }
         }
-        if (!used[best]) {
-            used[best] = 1;
-            nused++;
-        }
+        used[best] = 1;
+        nused++;
         agents[t] = best;
     }
     free(used);

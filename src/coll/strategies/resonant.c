@@ -3,8 +3,10 @@
  * each target in ascending offset order.
  *
  * Agents: for each target in turn, the rank that requests the most bytes
- * on it and is not yet an agent (lowest rank on ties; once every rank is
- * one, the best rank again).  Each agent handles its target's stripes,
+ * on it and is not yet an agent (lowest rank on ties).  With more targets
+ * than ranks, once every rank is an agent the rule starts over, so roles
+ * spread evenly (2 ranks on 4 targets: agents 0 1 0 1, not 0 1 0 0, which
+ * gave rank 0 three quarters of the data to move).  Each agent handles its target's stripes,
  * in ascending order, as list I/O.  When ranks far outnumber targets (four
  * or more per target) each target gets several agents that take one
  * round's worth of its stripes in turn, and within a round they issue one
@@ -21,6 +23,7 @@
 #include "../coll_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
@@ -46,8 +49,12 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
         for (int t = 0; t < T && !rc; t++) {
             int best = -1;
             MPI_Offset bb = -1;
+            if (nused == P) { /* every rank is an agent: start over */
+                memset(used, 0, sizeof *used * (size_t)P);
+                nused = 0;
+            }
             for (int i = 0; i < P; i++) {
-                if (used[i] && nused < P)
+                if (used[i])
                     continue;
                 MPI_Offset b = rio__coll_tbytes(c, i, t);
                 if (b > bb) {
@@ -55,10 +62,8 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
                     bb = b;
                 }
             }
-            if (!used[best]) {
-                used[best] = 1;
-                nused++;
-            }
+            used[best] = 1;
+            nused++;
             int a = t * k + j;
             p->aggs[a] = best;
             if (p->prev_agent) /* turns go round: the first agent follows the last */
