@@ -995,10 +995,8 @@ static void shm_copies(struct engine *e, int r)
  * memory or, with shm, in the node's shared window where the ranks of the
  * node can reach it.  A slot holds a round: round_bytes, or less when no
  * domain is that long (a call of 2 MiB per target needs 2 MiB per role,
- * not cb_buffer_size; a buffer of several roles at cb_buffer_size each
- * went past malloc's mmap threshold and came back as fresh pages, 5-13 us
- * each, at every file).  Every rank computes the same slot size from the
- * plan.  Collective (shm decision). */
+ * not cb_buffer_size per role).  Every rank computes the same slot size
+ * from the plan.  Collective (shm decision). */
 static int round_buffers(struct engine *e)
 {
     struct rio_coll_call *c = e->c;

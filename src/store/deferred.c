@@ -223,10 +223,10 @@ static int d_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Off
     FWD(df_of(st)->iops->read_view(in, ft, disp, pos, buf, len, done));
 }
 
+/* open is NULL: rio__store_open_deferred makes these files */
 #define DEFERRED_OPS                                                   \
-    .name = "deferred", .version = 1,                                  \
-    .open = NULL, /* made by rio__store_open_deferred */               \
-        .close = d_close, .remove = d_remove, .get_size = d_get_size,  \
+    .name = "deferred", .version = 1, .open = NULL,                    \
+    .close = d_close, .remove = d_remove, .get_size = d_get_size,      \
     .set_size = d_set_size, .allocate = d_allocate, .sync = d_sync,    \
     .pread = d_pread, .pwrite = d_pwrite, .preadv = d_preadv,          \
     .pwritev = d_pwritev, .read_list = d_read_list,                    \

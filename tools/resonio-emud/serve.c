@@ -106,7 +106,6 @@ struct job {
     int64_t addr;         /* where it starts on the disk, for the elevator */
     uint64_t seq;
     struct out *reply;    /* built when served, sent at the modelled completion */
-    int noreply;          /* PREFETCH: answered at arrival */
 };
 
 struct xlock {          /* extent lock of the lock model */
@@ -899,7 +898,7 @@ static void start_next(struct server *S)
     free(j->payload);
     j->payload = NULL;
     S->buffered -= j->r.h.length;
-    if (j->noreply) {
+    if (j->r.h.op == RIO_EMU_OP_PREFETCH) { /* answered at arrival */
         rio__emu_buf_free(&rb);
         return;
     }
@@ -1124,7 +1123,6 @@ static void dispatch(struct server *S, struct conn *c)
         }
         if (j->r.h.op == RIO_EMU_OP_PREFETCH) {
             /* answered now: what the client sends next is served after it */
-            j->noreply = 1;
             reply_status(c, j->r.h.op, 0, j->r.h.id);
         }
         c->queued++;

@@ -6,8 +6,8 @@
  * on it and is not yet an agent (lowest rank on ties).  With more targets
  * than ranks, once every rank is an agent the rule starts over, so roles
  * spread evenly (2 ranks on 4 targets: agents 0 1 0 1, not 0 1 0 0, which
- * gave rank 0 three quarters of the data to move).  Each agent handles its target's stripes,
- * in ascending order, as list I/O.  When ranks far outnumber targets (four
+ * gave rank 0 three quarters of the data to move).  Each agent handles
+ * its target's stripes, in ascending order, as list I/O.  When ranks far outnumber targets (four
  * or more per target) each target gets several agents that take one
  * round's worth of its stripes in turn, and within a round they issue one
  * after another (timed groups), so the target still sees ascending offsets.
