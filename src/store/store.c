@@ -71,6 +71,7 @@ const struct rio_store_ops *rio__store_begin(struct rio_store *st, const char *n
     st->scratch = NULL;
     st->scratch_len = 0;
     atomic_store(&st->scratch_busy, 0);
+    st->trace = NULL;
     if (!ops)
         rio__err_detail("prefix of '%s' names a driver this build does not have", name);
     return ops;
@@ -183,61 +184,6 @@ static int range_ok(MPI_Offset off, uint64_t len)
     return off >= 0 && len <= (uint64_t)INT64_MAX && (uint64_t)off <= (uint64_t)INT64_MAX - len;
 }
 
-/* ---- contiguous ------------------------------------------------------- */
-
-static int xfer_full(struct rio_store *st, int wr, char *buf, size_t len, MPI_Offset off,
-                     size_t *moved)
-{
-    size_t got = 0;
-    int rc = 0;
-    while (got < len) {
-        size_t n = RIO_MIN(len - got, XFER_CAP);
-        ssize_t r = wr ? st->ops->pwrite(st, buf + got, n, off + (MPI_Offset)got)
-                       : st->ops->pread(st, buf + got, n, off + (MPI_Offset)got);
-        if (r == -EINTR)
-            continue;
-        if (r < 0) {
-            rc = (int)r;
-            break;
-        }
-        if (r == 0) {
-            if (wr)
-                rc = RIO_E_SHORT;
-            break;
-        }
-        got += (size_t)r;
-    }
-    *moved = got;
-    return rc;
-}
-
-int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
-                          MPI_Offset *done)
-{
-    size_t got = 0;
-    int rc = RIO_E_OVERFLOW;
-    double t0 = rio__now();
-    rio__store_trace_add(st, off, (MPI_Offset)len);
-    if (range_ok(off, len))
-        rc = xfer_full(st, 0, buf, len, off, &got);
-    account(st, t0, (MPI_Offset)got);
-    if (done)
-        *done = (MPI_Offset)got;
-    return rc;
-}
-
-int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
-{
-    size_t got = 0;
-    int rc = RIO_E_OVERFLOW;
-    double t0 = rio__now();
-    rio__store_trace_add(st, off, (MPI_Offset)len);
-    if (range_ok(off, len))
-        rc = xfer_full(st, 1, (char *)buf, len, off, &got);
-    account(st, t0, (MPI_Offset)got);
-    return rc;
-}
-
 /* ---- vectored --------------------------------------------------------- */
 
 /* Position in an iovec array: element idx, byte intra within it. */
@@ -332,8 +278,10 @@ static int iov_total(const struct iovec *iov, int iovcnt, uint64_t *total)
     return 0;
 }
 
-int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
-                           MPI_Offset *done)
+/* One request from memory pieces to a file range, accounted and traced
+ * once: the vectored and the contiguous calls below. */
+static int vec_full(struct rio_store *st, int wr, const struct iovec *iov, int iovcnt,
+                    MPI_Offset off, MPI_Offset *done)
 {
     size_t got = 0;
     uint64_t total;
@@ -341,7 +289,7 @@ int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, 
     int rc = iov_total(iov, iovcnt, &total);
     if (!rc) {
         rio__store_trace_add(st, off, (MPI_Offset)total);
-        rc = range_ok(off, total) ? xferv_full(st, 0, iov, iovcnt, off, &got) : RIO_E_OVERFLOW;
+        rc = range_ok(off, total) ? xferv_full(st, wr, iov, iovcnt, off, &got) : RIO_E_OVERFLOW;
     }
     account(st, t0, (MPI_Offset)got);
     if (done)
@@ -349,18 +297,29 @@ int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, 
     return rc;
 }
 
+int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
+                           MPI_Offset *done)
+{
+    return vec_full(st, 0, iov, iovcnt, off, done);
+}
+
 int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off)
 {
-    size_t got = 0;
-    uint64_t total;
-    double t0 = rio__now();
-    int rc = iov_total(iov, iovcnt, &total);
-    if (!rc) {
-        rio__store_trace_add(st, off, (MPI_Offset)total);
-        rc = range_ok(off, total) ? xferv_full(st, 1, iov, iovcnt, off, &got) : RIO_E_OVERFLOW;
-    }
-    account(st, t0, (MPI_Offset)got);
-    return rc;
+    return vec_full(st, 1, iov, iovcnt, off, NULL);
+}
+
+/* A contiguous buffer is a one-piece iovec (pread/pwrite per XFER_CAP). */
+int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
+                          MPI_Offset *done)
+{
+    struct iovec v = {buf, len};
+    return vec_full(st, 0, &v, 1, off, done);
+}
+
+int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    struct iovec v = {(void *)buf, len};
+    return vec_full(st, 1, &v, 1, off, NULL);
 }
 
 /* ---- list I/O --------------------------------------------------------- */

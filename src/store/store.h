@@ -133,7 +133,7 @@ const struct rio_store_ops *rio__store_find(const char *name, const char **path_
 
 /** Open: finds the driver, allocates nothing beyond the driver's state.
  *  Sets st->ops, priv, hints (borrowed: must outlive the open file) and
- *  resets the scratch fields; st->stats is the caller's to set.  On failure
+ *  resets the scratch fields and trace; st->stats is the caller's to set.  On failure
  *  st->ops is NULL and rio__store_close is a harmless no-op.  Errors:
  *  RIO_E_DRIVER for a prefix of a driver not in this build, -errno from
  *  open(2), RIO_E_ARG for a bad fault spec, RIO_E_NOMEM.  The posix driver
