@@ -145,7 +145,8 @@ static void append(struct facts *acc, const struct facts *b)
 
 static int compute_facts(struct rio_dl *d)
 {
-    struct facts acc, b;
+    /* An empty block list describes no bytes at d->off. */
+    struct facts acc = {0, d->off, d->off, d->off, d->off, 1}, b;
     int depth = 0;
     free(d->prefix);
     d->prefix = NULL;
