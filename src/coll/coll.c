@@ -364,9 +364,10 @@ static int summary_computed(struct rio_coll_call *c)
     return 1;
 }
 
-/* Allocation first and agreed on, so that no rank is left in a collective
- * that another rank never reaches. */
-static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
+/* Allocation first and agreed on, together with pairs_rc (this rank's
+ * pair list failed: its summary would be wrong), so that no rank is left
+ * in a collective that another rank never reaches. */
+static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute, int pairs_rc)
 {
     int T = c->layout.count, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
     MPI_Offset *mine = NULL, *all = NULL;
@@ -376,10 +377,10 @@ static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
         c->tbytes = rio__calloc((size_t)P * (size_t)T, sizeof(MPI_Offset));
     mine = rio__calloc((size_t)w, sizeof *mine);
     all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
-    int ok = c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = 0;
+    int ok = !pairs_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = 0;
     MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
     if (!allok) {
-        rc = ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+        rc = pairs_rc ? pairs_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
         goto out;
     }
     if (may_compute && summary_computed(c)) {
@@ -848,16 +849,8 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         c.copies += req->nbytes; /* packed now, or unpacked at the end */
     }
 
-    int lrc = build_pairs(&c);
     int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
-    /* a failed pair list would make this rank's summary wrong: agree first */
-    int bad = lrc != 0, anybad = 0;
-    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm);
-    if (anybad) {
-        rc = lrc ? lrc : RIO_E_REMOTE;
-        goto out;
-    }
-    rc = summary(&c, c.layout.known, may_compute);
+    rc = summary(&c, c.layout.known, may_compute, build_pairs(&c));
     if (rc)
         goto out;
     /* the previous selected call's throughput arrived with the summary */
@@ -914,12 +907,16 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     plan.round_bytes = req->hints->cb_buffer_size > 0 ? req->hints->cb_buffer_size : 16 << 20;
     limit_rounds(&c, &plan);
     rc = s->plan(&c, &plan);
-    bad = rc != 0; /* plans follow from the summary; only allocation fails */
-    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm);
-    if (anybad) {
-        rc = rc ? rc : RIO_E_REMOTE;
-        goto out;
+    if (!s->alone) { /* plans follow from the summary; only allocation fails */
+        int bad = rc != 0, anybad = 0;
+        MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm);
+        if (anybad) {
+            rc = rc ? rc : RIO_E_REMOTE;
+            goto out;
+        }
     }
+    if (rc)
+        goto out;
     if (plan.reason[0]) {
         char both[2 * sizeof reason + 4];
         if (strcmp(reason, "default"))

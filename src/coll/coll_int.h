@@ -113,6 +113,8 @@ struct rio_coll_strategy {
     const char *name;
     int needs_layout;             /* falls back to two_phase without a known layout */
     int wants_tbytes;             /* needs bytes per target per rank in the summary */
+    int alone;                    /* each rank serves its own request: the plan cannot
+                                     fail and the ranks need not agree on it */
     /* Fill plan (zeroed, mode EXCHANGE); may choose another mode. */
     int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
 };

@@ -15,5 +15,6 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 
 const struct rio_coll_strategy rio__strategy_direct = {
     .name = "direct",
+    .alone = 1,
     .plan = plan,
 };

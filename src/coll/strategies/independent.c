@@ -14,5 +14,6 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 
 const struct rio_coll_strategy rio__strategy_independent = {
     .name = "independent",
+    .alone = 1,
     .plan = plan,
 };
