@@ -543,6 +543,8 @@ struct engine {
     int err;                 /* first storage error of this rank */
     int defer;               /* writes of this round's roles go out together, after
                                 the last role (see the round loop) */
+    struct inflight *sends;  /* when set, completed before this rank's storage write
+                                (see the round loop) */
     /* per round, per aggregator role of this rank */
     struct rpiece *rp;
     MPI_Count nrp, caprp;
@@ -889,6 +891,8 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         if (prev >= 0 && p->aggs[prev] != c->rank && (d->member != 0 || r > 0))
             MPI_Recv(NULL, 0, MPI_BYTE, p->aggs[prev], TAG_TOKEN, e->comm, MPI_STATUS_IGNORE);
     }
+    if (write && e->sends)
+        inflight_finish(e->sends);
     if (write && ncov > 0 && !e->err && !rc) {
         if (p->rmw && ncov > 1) {
             MPI_Offset l = lo[0], h = hi[ncov - 1];
@@ -1092,12 +1096,22 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
         for (int a = 0; a < p->naggs; a++)
             roles += p->aggs[a] == c->rank;
         e.defer = c->req->write && roles > 1 && !p->prev_agent && !p->rmw;
+        /* A writer's data for other aggregators must be on its way before
+         * it turns to storage: a large message may move only while its
+         * sender is inside MPI, and two agents that each wait for the
+         * other's data and then write would take turns at storage instead
+         * of writing at once.  Done once this rank's receives of the round
+         * are complete (one role, or after the last deferred one); not
+         * for timed agents, whose turns order the writes anyway. */
+        e.sends = c->req->write && roles == 1 && !p->prev_agent ? &fr : NULL;
         e.batch.n = 0;
         for (int a = 0; a < p->naggs && !lrc; a++)
             if (p->aggs[a] == c->rank)
                 lrc = aggregate_round(&e, a, r, &fa);
-        if (e.defer && !lrc && !e.err)
+        if (e.defer && !lrc && !e.err) {
+            inflight_finish(&fr);
             e.err = batch_flush(c->req->st, 1, &e.batch);
+        }
         e.batch.n = 0;
         t0 = rio__now();
         if (e.shm && !c->req->write)
