@@ -21,36 +21,44 @@
  * The chooser looks only at the shape: the filetype's size and region
  * count per tile (from the decoded type, not from walking the request) and
  * the first and last file byte of the request (two seeks in the view).
- * Sieving trades one storage call per region for moving the holes too: a
- * read window moves the holes once, a write window reads the whole window
- * and writes it back.  So with mean region r and density d, reads sieve
- * when the hole per region r(1/d - 1) is at most SIEVE_READ_HOLE.  The
- * writes' figures below show what sieving buys where a user enables it.
- * Calibrated with
- * tools/micro/indep_bench.c (resonio-micro-indep, 2 MiB per request, ms,
- * best of 3; per-region = the posix method, the list and dtype methods
- * within 5% of it):
+ * Sieving trades one storage call per region for moving the holes and
+ * copying the data once more: a read window moves its holes once, a write
+ * window reads the whole window and writes it back.  A storage call costs
+ * about as much as copying 15-30 KiB, so with mean region r and density d
+ * reads sieve when the window per region, r / d, is at most
+ * SIEVE_READ_WINDOW: small regions with small holes.  A large region with
+ * a small hole gains nothing (one call saved per 32 KiB region, two
+ * copies of it paid).  Calibrated with tools/micro/indep_bench.c
+ * (resonio-micro-indep, 2 MiB per request, ms, best of 3; per-region = the
+ * posix method, the list and dtype methods within 5% of it; file in the
+ * page cache):
+ *
+ *                            ext4            tmpfs
+ *   region dens window   per-region sieve  per-region sieve
+ *    4096  0.10    40K       0.84   0.77      0.99   2.67
+ *    4096  0.25    16K       0.86   0.27      1.03   0.74
+ *   16384  0.25    64K       0.28   0.33      0.31   0.63
+ *   16384  0.50    32K       0.29   0.18      0.35   0.27
+ *   65536  0.50   128K       0.11   0.15      0.14   0.39
+ *   65536  0.90    72K       0.11   0.13      0.18   0.16
+ *
+ * (resonio-bench demo, 32 KiB segments at density 0.57, a 56 KiB window:
+ * 4136 MiB/s sieved against 6400 per region, Open MPI, tmpfs.)  Writes,
+ * where a user enables sieving (earlier run of the same tool):
  *
  *                           ext4            tmpfs
  *   region dens op   per-region sieve  per-region sieve
- *      64  0.10 read     20.57   1.95     21.87   3.56
  *      64  0.10 write   140.05   3.72     28.83   5.34
  *     512  0.10 write    17.90   3.55      3.85   4.57
  *     512  0.25 write    19.03   1.36      3.67   1.50
- *    4096  0.10 read      1.11   1.40      1.12   2.68
- *    4096  0.25 read      1.14   0.53      1.10   0.79
  *    4096  0.25 write     2.63   0.99      0.54   1.51
  *    4096  0.90 write     2.41   0.40      0.65   0.48
- *   16384  0.25 read      0.87   0.65      0.90   0.78
- *   16384  0.10 read      0.85   1.38      0.91   2.65
  *   16384  0.50 write     0.77   0.53      0.30   0.78
  *   16384  0.90 write     0.73   0.35      0.32   0.48
  *
- * Reads break even near a 40 KiB hole per region on both.  Writes would
- * break even near r(2/d - 1) = 60 KiB on ext4 but 8 KiB on tmpfs (small
- * writes cost ~4 us on ext4, <1 us on tmpfs).  Regions of 256 KiB and more gain nothing from batching
- * and go one call each.  Everything else is datatype I/O, which measured
- * the same as list I/O on the posix driver.
+ * Regions of 256 KiB and more gain nothing from batching and go one call
+ * each.  Everything else is datatype I/O, which measured the same as list
+ * I/O on the posix driver.
  */
 #include "indep_int.h"
 
@@ -59,7 +67,7 @@
 
 #define IOV_BATCH 1024
 #define POSIX_MIN_REGION ((MPI_Offset)256 << 10)
-#define SIEVE_READ_HOLE 32768.0   /* r(1/d - 1) */
+#define SIEVE_READ_WINDOW 32768.0 /* r / d */
 
 /* ---- the pair cursor ---------------------------------------------------- */
 
@@ -236,11 +244,8 @@ enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
      * sieved write reads its window and writes all of it back, so another
      * process writing into the window's holes at the same time, without
      * taking the window's lock (any non-sieving writer), loses its bytes. */
-    if (ds != RIO_DISABLE && !req->write) {
-        double extra = mean * (1.0 / density - 1.0);
-        if (extra <= SIEVE_READ_HOLE)
-            return RIO_INDEP_SIEVE;
-    }
+    if (ds != RIO_DISABLE && !req->write && mean / density <= SIEVE_READ_WINDOW)
+        return RIO_INDEP_SIEVE;
     return RIO_INDEP_DTYPE;
 }
 

@@ -564,6 +564,52 @@ static void staged_chunks(void)
     printf("ok - tiny memory pieces staged in chunks\n");
 }
 
+/* The chooser on reads of regions of r bytes at density d (a filetype of
+ * one region per tile): it sieves when the window per region r / d is at
+ * most 32 KiB, else goes per region (datatype I/O), and regions of
+ * 256 KiB and more go one call each. */
+static void chooser(void)
+{
+    static const struct {
+        int region, tile;
+        enum rio_indep_method want;
+    } cases[] = {
+        {512, 5120, RIO_INDEP_SIEVE},        /* window 5 KiB */
+        {4096, 16384, RIO_INDEP_SIEVE},      /* 16 KiB */
+        {16384, 32768, RIO_INDEP_SIEVE},     /* 32 KiB */
+        {4096, 40960, RIO_INDEP_DTYPE},      /* 40 KiB: the holes cost more */
+        {32768, 57344, RIO_INDEP_DTYPE},     /* 56 KiB: the copies cost more */
+        {65536, 72818, RIO_INDEP_DTYPE},     /* 71 KiB at density 0.9 */
+        {262144, 294912, RIO_INDEP_POSIX},   /* large regions */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        MPI_Datatype v, ft;
+        struct rio_dtype *fdt, *mdt;
+        MPI_Type_vector(1, cases[i].region, cases[i].tile, MPI_BYTE, &v);
+        MPI_Type_create_resized(v, 0, cases[i].tile, &ft);
+        MPI_Type_commit(&ft);
+        MPI_Type_free(&v);
+        int ok = rio__dtype_get(ft, &fdt) == 0 && rio__dtype_get(MPI_BYTE, &mdt) == 0;
+        struct rio_hints h;
+        memset(&h, 0, sizeof h);
+        struct rio_store st;
+        memset(&st, 0, sizeof st);
+        st.hints = &h;
+        long long nbytes = 16LL * cases[i].region;
+        struct rio_indep_req req = {.st = &st, .write = 0, .buf = NULL, .memtype = mdt,
+                                    .memcount = nbytes, .filetype = fdt, .disp = 0,
+                                    .file_start = 0, .nbytes = nbytes};
+        enum rio_indep_method m = ok ? rio__indep_choose(&req) : RIO_INDEP_AUTO;
+        CHECK(m == cases[i].want, "chooser: reads of %d B regions every %d B: %s, %s expected",
+              cases[i].region, cases[i].tile, method_name(m), method_name(cases[i].want));
+        if (ok) {
+            rio__dtype_put(fdt);
+            rio__dtype_put(mdt);
+        }
+        MPI_Type_free(&ft);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -574,6 +620,7 @@ int main(int argc, char **argv)
     faults();
     stats_and_wronly();
     staged_chunks();
+    chooser();
     unlink(path);
     for (int i = 0; i < 4; i++) {
         rio__dtype_put(fshapes[i].dt);
