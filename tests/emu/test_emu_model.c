@@ -36,6 +36,7 @@ static void run(struct rio_emu_client *cl, const struct rio_emu_layout *lay, int
     static unsigned char buf[256 << 10];
     struct rio_emu_stats s;
     uint64_t x = 12345;
+    *mbs_wall = *mbs_model = 0;
     rio__emu_stats_reset(cl, 0);
     double t0 = wall();
     for (int i = 0; i < n; i++) {

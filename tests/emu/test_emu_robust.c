@@ -10,7 +10,9 @@
  * truncated message, a closed connection) and after each the server still
  * serves a valid request: a file written before is read back intact.
  * Then clients that die in the middle of a request or while holding a
- * lock, and a stop and start that keeps files, layouts and data.
+ * lock, one that stops inside a message and stays connected (closed after
+ * --stall-s) next to one idle between messages (kept), and a stop and
+ * start that keeps files, layouts and data.
  *
  * Usage: test_emu_robust <resonio-emud>
  */
@@ -20,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 
 #include "emu_test.h"
 #include "../unit/unit.h"
@@ -468,6 +471,29 @@ static void dying_clients(const struct rio_emu_layout *lay)
     waitpid(p, NULL, 0);
     check_content("a client killed mid-request");
 
+    /* a client that stops inside a message and stays connected is closed
+     * after --stall-s (1 s here); one that is idle between messages is not */
+    int idle = raw_connect(0), stalled = raw_connect(0);
+    unsigned char h[RIO_EMU_HDR_SIZE];
+    hdr(h, RIO_EMU_MAGIC, RIO_EMU_VERSION, RIO_EMU_OP_STATS_GET, 0);
+    CHECK(idle >= 0 && stalled >= 0 && !send_raw(stalled, h, sizeof h / 2),
+          "stalled client: setup");
+    struct timespec nap = {2, 500000000};
+    nanosleep(&nap, NULL);
+    CHECK(reply_status(stalled) == 1, "a connection stopped inside a header for 2.5 s with "
+                                      "--stall-s 1 was not closed");
+    struct rio_emu_buf q = {0};
+    rio__emu_msg_begin(&q);
+    rio__emu_msg_end(&q, RIO_EMU_OP_STATS_GET, 0, 0, 8);
+    CHECK(!send_raw(idle, q.p, q.n) && reply_status(idle) == 0,
+          "a connection idle between messages for 2.5 s was closed");
+    rio__emu_buf_free(&q);
+    if (idle >= 0)
+        close(idle);
+    if (stalled >= 0)
+        close(stalled);
+    check_content("a stalled client");
+
     int pipefd[2];
     if (pipe(pipefd))
         return;
@@ -552,5 +578,6 @@ out:
 
 int main(int argc, char **argv)
 {
-    return emu_main(argc, argv, "3", NULL, body, 120);
+    static const char *const opts[] = {"--stall-s", "1", NULL};
+    return emu_main(argc, argv, "3", opts, body, 120);
 }

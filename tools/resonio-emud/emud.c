@@ -53,7 +53,8 @@ static void usage(FILE *f)
             "  --revoke-us US      extent-lock revocation [1000]\n"
             "  --cache-mib M       buffer cache for prefetched data [256]\n"
             "  --cache-mbs R       reads served from the cache, MB/s [1000]\n"
-            "  --log-cap N         accesses kept in the arrival log [262144]\n");
+            "  --log-cap N         accesses kept in the arrival log [262144]\n"
+            "  --stall-s S         close a connection stopped inside a message for S s [60]\n");
 }
 
 static void msleep(int ms)
@@ -110,6 +111,7 @@ static int parse(int argc, char **argv, struct opts *o)
             {"--revoke-us", 0, 1e9, &o->cfg.revoke_us},
             {"--cache-mib", 0, 1e7, &o->cfg.cache_mib},
             {"--cache-mbs", 1e-3, 1e9, &o->cfg.cache_mbs},
+            {"--stall-s", 0.001, 1e9, &o->cfg.stall_s},
         };
         int k, done = 0;
         for (k = 0; k < (int)(sizeof dbl / sizeof dbl[0]); k++)
@@ -205,6 +207,7 @@ static int conf_read(const char *dir, int *targets, struct emud_cfg *cfg)
         K("readahead_kib", readahead_kib) K("overhead_us", overhead_us)
         K("capacity_gb", capacity_gb) K("ssd_lat_us", ssd_lat_us) K("ssd_mbs", ssd_mbs)
         K("revoke_us", revoke_us) K("cache_mib", cache_mib) K("cache_mbs", cache_mbs)
+        K("stall_s", stall_s)
 #undef K
         else if (!strcmp(key, "elevator")) cfg->elevator = (int)d;
         else if (!strcmp(key, "log_cap")) cfg->log_cap = (long)d;
@@ -225,11 +228,11 @@ static int conf_write(const char *dir, int targets, const struct emud_cfg *c)
             "targets %d\nmodel %s\ntime_scale %.17g\nseek_ms %.17g\ntrack_ms %.17g\nrpm %.17g\n"
             "rate_mbs %.17g\ntrack_kib %.17g\nreadahead_kib %.17g\noverhead_us %.17g\n"
             "capacity_gb %.17g\nssd_lat_us %.17g\nssd_mbs %.17g\nrevoke_us %.17g\n"
-            "cache_mib %.17g\ncache_mbs %.17g\nelevator %d\nlog_cap %ld\n",
+            "cache_mib %.17g\ncache_mbs %.17g\nelevator %d\nlog_cap %ld\nstall_s %.17g\n",
             targets, emud_model_name(c->model), c->time_scale, c->seek_ms, c->track_ms, c->rpm,
             c->rate_mbs, c->track_kib, c->readahead_kib, c->overhead_us, c->capacity_gb,
             c->ssd_lat_us, c->ssd_mbs, c->revoke_us, c->cache_mib, c->cache_mbs, c->elevator,
-            c->log_cap);
+            c->log_cap, c->stall_s);
     return fclose(f) ? -errno : 0;
 }
 

@@ -36,6 +36,7 @@ struct emud_cfg {
     double cache_mbs;     /* reads from the cache, MB/s (plus the per-access overhead) */
     double time_scale;    /* modelled times are waited for times this */
     int elevator;         /* pending requests the scheduler chooses among (1: FIFO) */
+    double stall_s;       /* a connection stopped this long inside a message is closed */
     long log_cap;         /* accesses kept in the arrival log */
 };
 
@@ -46,11 +47,14 @@ const char *emud_model_name(enum emud_model m);
 struct emud_disk {
     int64_t head;        /* disk address after the last access; -1 before the first */
     int64_t ra_lo, ra_hi; /* read-ahead buffer contents */
+    int64_t ra_cap;       /* ra_hi may grow to this while the disk is idle */
+    double idle;          /* seconds the disk was idle before the next access */
 };
 
 /** Seconds one access of len bytes at disk address addr takes, moving the
  *  head; *seq is set when the access starts where the previous ended,
- *  *seek to the head movement in bytes. */
+ *  *seek to the head movement in bytes.  d->idle (set by the caller, then
+ *  consumed) is the time the disk spent reading ahead before the access. */
 double emud_model_access(const struct emud_cfg *c, struct emud_disk *d, int64_t addr,
                          int64_t len, int write, int *seq, int64_t *seek);
 /** Disk address of object offset off of file fid. */

@@ -3,9 +3,13 @@
  *
  * hdd: a 7200 rpm SATA disk as in the papers' testbeds.  An access that
  * starts where the last one ended costs only the transfer at the media
- * rate (the head is there, the sectors come round in order).  A read
- * inside the read-ahead buffer left by the previous read costs a bus
- * transfer.  A short forward gap (within about a track) is passed over at
+ * rate (the head is there, the sectors come round in order).  After a
+ * read the drive goes on reading ahead at the media rate while it is idle,
+ * up to its read-ahead size; a read of data already read ahead costs a bus
+ * transfer, and the head is where the read-ahead stopped.  A request that
+ * arrives while the drive is busy therefore finds nothing read ahead: only
+ * a drive left alone between requests (one client reading in order) gains
+ * from read-ahead.  A short forward gap (within about a track) is passed over at
  * the media rate.  Anything else pays a seek growing with the square root
  * of the distance (the usual fit: track-to-track at the shortest, the
  * average over the whole disk as given), plus half a revolution of
@@ -30,6 +34,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
 /* Contract in emud.h. */
 void emud_cfg_defaults(struct emud_cfg *c)
 {
@@ -49,6 +58,7 @@ void emud_cfg_defaults(struct emud_cfg *c)
     c->cache_mbs = 1000;
     c->time_scale = 1.0;
     c->elevator = 1;
+    c->stall_s = 60;
     c->log_cap = 1L << 18;
 }
 
@@ -71,10 +81,18 @@ int64_t emud_model_addr(const struct emud_cfg *c, uint64_t fid, int64_t off)
 double emud_model_access(const struct emud_cfg *c, struct emud_disk *d, int64_t addr,
                          int64_t len, int write, int *seq, int64_t *seek)
 {
-    int64_t dist = d->head < 0 ? 0 : llabs(addr - d->head);
     double t = 0, xfer;
     *seq = d->head >= 0 && addr == d->head;
-    *seek = dist;
+    if (c->model == MODEL_HDD && d->ra_hi > d->ra_lo && d->idle > 0) {
+        /* the read-ahead went on while the disk was idle */
+        double more = d->idle * c->rate_mbs * 1e6;
+        d->ra_hi = more >= (double)(d->ra_cap - d->ra_hi) ? d->ra_cap : d->ra_hi + (int64_t)more;
+    }
+    d->idle = 0;
+    /* the head: where the last access ended, or where the read-ahead stopped */
+    int64_t head = d->ra_hi > d->ra_lo ? max64(d->head, d->ra_hi) : d->head;
+    int64_t dist = head < 0 ? 0 : llabs(addr - head);
+    *seek = d->head < 0 ? 0 : llabs(addr - d->head);
     switch (c->model) {
     case MODEL_NONE:
         break;
@@ -84,12 +102,14 @@ double emud_model_access(const struct emud_cfg *c, struct emud_disk *d, int64_t 
     case MODEL_HDD:
         xfer = (double)len / (c->rate_mbs * 1e6);
         t = c->overhead_us * 1e-6;
-        if (*seq) {
+        if (!write && addr >= d->ra_lo && addr < d->ra_hi) {
+            /* from the drive's buffer over the bus; the rest follows at the media rate */
+            int64_t buffered = len < d->ra_hi - addr ? len : d->ra_hi - addr;
+            t += (double)buffered / 300e6 + (double)(len - buffered) / (c->rate_mbs * 1e6);
+        } else if (head >= 0 && addr == head) {
             t += xfer;
-        } else if (!write && addr >= d->ra_lo && addr + len <= d->ra_hi) {
-            t += (double)len / 300e6; /* from the drive's buffer over the bus */
-        } else if (d->head >= 0 && addr > d->head && addr - d->head <= c->track_kib * 1024) {
-            t += (double)(addr - d->head) / (c->rate_mbs * 1e6) + xfer;
+        } else if (head >= 0 && addr > head && addr - head <= c->track_kib * 1024) {
+            t += (double)(addr - head) / (c->rate_mbs * 1e6) + xfer;
         } else {
             /* seek(x) = track + (full - track) * sqrt(x), x = distance / capacity;
              * the mean of sqrt(|u - v|) over uniform u, v is 8/15 */
@@ -104,11 +124,18 @@ double emud_model_access(const struct emud_cfg *c, struct emud_disk *d, int64_t 
         break;
     }
     d->head = addr + len;
-    if (!write) {
-        d->ra_lo = addr;
-        d->ra_hi = addr + len + (int64_t)(c->readahead_kib * 1024);
-    } else if (addr < d->ra_hi && addr + len > d->ra_lo) {
-        d->ra_lo = d->ra_hi = 0; /* the buffer no longer matches the media */
+    if (!write) { /* the buffer holds this read; read-ahead continues from its end */
+        int64_t ra = (int64_t)(c->readahead_kib * 1024);
+        if (addr >= d->ra_lo && addr < d->ra_hi) {
+            d->ra_hi = max64(d->ra_hi, addr + len);
+        } else {
+            d->ra_lo = addr;
+            d->ra_hi = addr + len;
+        }
+        d->ra_cap = max64(d->ra_hi, addr + len + ra);
+        d->ra_lo = max64(d->ra_lo, d->ra_hi - ra - len); /* the buffer's size */
+    } else {
+        d->ra_lo = d->ra_hi = d->ra_cap = 0; /* the drive stops reading ahead */
     }
     return t;
 }

@@ -11,7 +11,10 @@
  * while it has MAX_QUEUED requests waiting or replies it has not taken,
  * nor while all connections together buffer more than GLOBAL_BUFFER
  * bytes: backpressure through the socket instead of unbounded queues.  A
- * connection that ends in the middle of a message is simply dropped.
+ * connection that ends in the middle of a message is simply dropped, and
+ * one that stops sending in the middle of a message for --stall-s seconds
+ * while the server would read it is closed, so that it cannot hold its
+ * buffer (and its share of GLOBAL_BUFFER) forever.
  *
  * Requests are served one at a time in arrival order, or with an
  * elevator choosing among the first `elevator` waiting requests (each
@@ -53,6 +56,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -95,6 +99,7 @@ struct conn {
     struct out *oh, *ot;
     size_t out_bytes;
     int closing;  /* close once the output is sent */
+    double last_input; /* when bytes last came, or the server last did not want any */
 };
 
 struct job {
@@ -159,6 +164,7 @@ struct server {
     struct job *qh, *qt;
     struct job *cur;
     double cur_done, cur_service;
+    double last_done;     /* when the disk last fell idle; 0 before the first job */
     uint64_t seq;
     size_t buffered;
     struct emud_disk disk;
@@ -891,6 +897,13 @@ static void start_next(struct server *S)
     struct rio_emu_buf rb = {0};
     int32_t status;
     double t;
+    /* the disk idled from the last completion until this job arrived (with
+     * no waiting for the model, as if long); the gaps before jobs that
+     * leave the disk alone (metadata, cache hits) add to the idle time of
+     * the next access, their service times do not */
+    if (S->last_done > 0 && j->arrival > S->last_done)
+        S->disk.idle +=
+            S->cfg.time_scale > 0 ? (j->arrival - S->last_done) / S->cfg.time_scale : 1e9;
     serve(S, j, &rb, &status, &t);
     S->cur = j;
     S->cur_service = t;
@@ -922,6 +935,7 @@ static void complete(struct server *S)
     if (!j || now() < S->cur_done)
         return;
     S->st.busy_ns += (uint64_t)(S->cur_service * 1e9);
+    S->last_done = S->cur_done;
     struct out *o = j->reply;
     if (o && j->c) {
         conn_queue(j->c, o);
@@ -1145,6 +1159,18 @@ static int conn_wants_input(const struct server *S, const struct conn *c)
     return c->in_payload || S->buffered < GLOBAL_BUFFER;
 }
 
+/* Seconds until c counts as stalled: stopped inside a message while the
+ * server would read; a negative value when it is; HUGE_VAL when it
+ * cannot stall now (between messages, or the server is not reading). */
+static double stall_left(struct server *S, struct conn *c, double t)
+{
+    if (!(c->hdr_got || c->in_payload) || !conn_wants_input(S, c)) {
+        c->last_input = t; /* not waiting for this client */
+        return HUGE_VAL;
+    }
+    return c->last_input + S->cfg.stall_s - t;
+}
+
 /* Read what c has; returns -1 when c must be closed. */
 static int conn_read(struct server *S, struct conn *c)
 {
@@ -1158,6 +1184,7 @@ static int conn_read(struct server *S, struct conn *c)
             return -1;
         }
         c->hdr_got += (size_t)r;
+        c->last_input = now();
         if (c->hdr_got < RIO_EMU_HDR_SIZE)
             return 0;
         int rc = rio__emu_hdr_decode(c->hdr, &c->h);
@@ -1184,6 +1211,7 @@ static int conn_read(struct server *S, struct conn *c)
             return -1;
         }
         c->pay_got += (size_t)r;
+        c->last_input = now();
     }
     if (c->in_payload && c->pay_got == c->h.length)
         dispatch(S, c);
@@ -1205,6 +1233,7 @@ static void conn_accept(struct server *S)
         return;
     }
     c->fd = fd;
+    c->last_input = now();
     c->next = S->conns;
     S->conns = c;
     S->nconns++;
@@ -1334,14 +1363,22 @@ int emud_serve(const char *dir, int index, int ntargets, const struct emud_cfg *
         int n = 0;
         pfd[n] = (struct pollfd){S.lfd, POLLIN, 0};
         pconn[n++] = NULL;
-        for (struct conn *c = S.conns; c; c = c->next) {
+        double t = now(), w = S.cur ? S.cur_done - t : S.qh ? 0 : HUGE_VAL;
+        for (struct conn *c = S.conns, *next; c; c = next) {
+            next = c->next;
+            double left = stall_left(&S, c, t);
+            if (left < 0) { /* half a message and then nothing: free its buffer */
+                S.st.rejected++;
+                conn_close(&S, c);
+                continue;
+            }
+            w = left < w ? left : w;
             short ev = (short)((conn_wants_input(&S, c) ? POLLIN : 0) | (c->oh ? POLLOUT : 0));
             pfd[n] = (struct pollfd){c->fd, ev, 0};
             pconn[n++] = c;
         }
         struct timespec ts, *tsp = NULL;
-        if (S.cur || S.qh) {
-            double w = S.cur ? S.cur_done - now() : 0;
+        if (w < HUGE_VAL) {
             if (w < 0)
                 w = 0;
             ts.tv_sec = (time_t)w;
