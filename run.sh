@@ -58,6 +58,14 @@ main)
     echo "== resonio-bench, $mpi, 2 ranks"
     "mpiexec.$mpi" "${flags[@]}" -n 2 "build/$mpi/tools/resonio-bench/resonio-bench" \
       -o "$out" "$@" || status=1
+    # The emu suite's figures also have 4-rank curves: Figure 2's 64 KiB
+    # peak, and the matrix's virtual nodes of 2 ranks need two nodes.
+    # Open MPI only: MPICH busy-polls with more ranks than cores.
+    if [ "$mpi" = openmpi ] && [[ " $* " == *" --suite emu "* ]]; then
+      echo "== resonio-bench, $mpi, 4 ranks"
+      "mpiexec.$mpi" "${flags[@]}" -n 4 "build/$mpi/tools/resonio-bench/resonio-bench" \
+        -o "$out" "$@" || status=1
+    fi
   done
   echo "report: $out/report.md"
   exit $status
