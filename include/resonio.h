@@ -294,6 +294,10 @@ struct rio_select_info {
     char chosen[16];             /**< the strategy in use ("" while examining) */
     int examining;               /**< 1 during an examination period */
     int from_profile;            /**< the choice came from the profile */
+    int from_earlier;            /**< the choice came from an earlier file of this process
+                                      with the same signature and storage (the selector
+                                      keeps its decisions across files unless
+                                      resonio_select_reuse=disable) */
     long long calls;             /**< calls seen with this signature */
     long long exam_calls;        /**< of those, calls spent examining */
     int reexams;                 /**< re-examinations so far */

@@ -131,6 +131,8 @@ struct rio_hints {
     int select_patience;            /* resonio_select_patience: consecutive deviating
                                        calls that start a re-examination (2) */
     char *select_candidates;        /* resonio_select_candidates: comma list, owned */
+    enum rio_tristate select_reuse; /* resonio_select_reuse: start from the decisions of
+                                       earlier files of this process (default enable) */
     char *profile;                  /* resonio_profile: path, owned */
     char *delay;                    /* resonio_delay: the delay driver's spec, owned */
     char *emu_dir;                  /* resonio_emu_dir: service directory of the emu

@@ -62,6 +62,7 @@ static const struct key keys[] = {
     {"resonio_select_prune", K_STR, F(select_prune), 0},
     {"resonio_select_patience", K_INT, F(select_patience), 0},
     {"resonio_select_candidates", K_STR, F(select_candidates), 0},
+    {"resonio_select_reuse", K_TRI, F(select_reuse), 0},
     {"resonio_profile", K_STR, F(profile), 1},
     {"resonio_delay", K_STR, F(delay), 0},
     {"resonio_emu_dir", K_STR, F(emu_dir), 1},

@@ -1,5 +1,6 @@
 /*
- * profile.c — decisions of the selector kept across runs.
+ * profile.c — decisions of the selector kept across runs (a profile file)
+ * and across the files of one process (memory).
  *
  * A profile is a small text file:
  *
@@ -24,6 +25,7 @@
 #include "select_int.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -73,6 +75,15 @@ static char *slurp(const char *path, const char **why)
 out:
     fclose(f);
     return text;
+}
+
+/* Is p the decision for signature g on storage? */
+static int same_decision(const struct prof_entry *p, const char *storage,
+                         const struct rio_sel_sig *g)
+{
+    return !strcmp(p->storage, storage) && p->sig.write == g->write &&
+           p->sig.nprocs == g->nprocs && p->sig.bytes == g->bytes &&
+           p->sig.regions == g->regions && p->sig.relgap == g->relgap;
 }
 
 static unsigned long long fnv1a(const char *p, size_t n)
@@ -229,13 +240,9 @@ int rio__select_profile_load(struct rio_select *s, MPI_Comm comm)
 const struct prof_entry *rio__select_profile_find(const struct rio_select *s,
                                                   const struct rio_sel_sig *sig)
 {
-    for (int i = 0; i < s->nprof; i++) {
-        const struct prof_entry *p = &s->prof[i];
-        if (!strcmp(p->storage, s->storage) && p->sig.write == sig->write &&
-            p->sig.nprocs == sig->nprocs && p->sig.bytes == sig->bytes &&
-            p->sig.regions == sig->regions && p->sig.relgap == sig->relgap)
-            return p;
-    }
+    for (int i = 0; i < s->nprof; i++)
+        if (same_decision(&s->prof[i], s->storage, sig))
+            return &s->prof[i];
     return NULL;
 }
 
@@ -278,10 +285,7 @@ void rio__select_profile_save(struct rio_select *s)
         int replaced = 0;
         for (int j = 0; j < s->n && !replaced; j++) {
             const struct sel_entry *e = &s->e[j];
-            replaced = !e->examining && e->chosen >= 0 && !strcmp(p->storage, s->storage) &&
-                       p->sig.write == e->sig.write && p->sig.nprocs == e->sig.nprocs &&
-                       p->sig.bytes == e->sig.bytes && p->sig.regions == e->sig.regions &&
-                       p->sig.relgap == e->sig.relgap;
+            replaced = !e->examining && e->chosen >= 0 && same_decision(p, s->storage, &e->sig);
         }
         if (!replaced) {
             put(m, p->storage, &p->sig, p->strategy, p->tput);
@@ -310,4 +314,80 @@ void rio__select_profile_save(struct rio_select *s)
         unlink(tmp);
     }
     free(tmp);
+}
+
+/* ---- decisions kept across the files of this process ---------------------- */
+
+/* A program that writes the same pattern to one file after another (a
+ * checkpoint per step, the bench's rounds) makes the same decision each
+ * time; the selector remembers its decisions per storage and signature
+ * for the process, like a profile kept in memory, and a later file starts
+ * with them.  Rank 0's memory is broadcast at open, so every rank of the
+ * new file starts from the same decisions whatever files each rank had
+ * open before.  A remembered choice that no longer holds deviates and is
+ * re-examined like any other. */
+#define MEMORY_MAX 64
+
+static struct prof_entry memory[MEMORY_MAX];
+static int nmemory;
+static unsigned memory_evict;
+static pthread_mutex_t memory_lock = PTHREAD_MUTEX_INITIALIZER;
+
+
+void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e)
+{
+    if (e->examining || e->chosen < 0)
+        return;
+    pthread_mutex_lock(&memory_lock);
+    int i = 0;
+    while (i < nmemory && !same_decision(&memory[i], s->storage, &e->sig))
+        i++;
+    if (i == nmemory)
+        i = nmemory < MEMORY_MAX ? nmemory++ : (int)(memory_evict++ % MEMORY_MAX);
+    struct prof_entry *p = &memory[i];
+    memset(p, 0, sizeof *p);
+    snprintf(p->storage, sizeof p->storage, "%s", s->storage);
+    p->sig = e->sig;
+    snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
+    p->tput = e->chosen_avg;
+    p->earlier = 1;
+    pthread_mutex_unlock(&memory_lock);
+}
+
+int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse)
+{
+    struct prof_entry mine[MEMORY_MAX];
+    int n = 0;
+    if (s->rank == 0 && reuse) {
+        pthread_mutex_lock(&memory_lock);
+        for (int i = 0; i < nmemory; i++)
+            if (!strcmp(memory[i].storage, s->storage))
+                mine[n++] = memory[i];
+        pthread_mutex_unlock(&memory_lock);
+    }
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    if (n == 0)
+        return 0;
+    MPI_Bcast(mine, (int)(sizeof mine[0]) * n, MPI_BYTE, 0, comm);
+    /* ahead of the profile's, which they replace for the same signature */
+    struct prof_entry *v = rio__malloc(sizeof *v * (size_t)(n + s->nprof));
+    int ok = v != NULL, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        free(v);
+        return RIO_E_NOMEM;
+    }
+    memcpy(v, mine, sizeof *v * (size_t)n);
+    int m = n;
+    for (int i = 0; i < s->nprof; i++) {
+        int dup = 0;
+        for (int j = 0; j < n && !dup; j++)
+            dup = same_decision(&mine[j], s->prof[i].storage, &s->prof[i].sig);
+        if (!dup)
+            v[m++] = s->prof[i];
+    }
+    free(s->prof);
+    s->prof = v;
+    s->nprof = m;
+    return 0;
 }

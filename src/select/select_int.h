@@ -22,9 +22,14 @@ struct sel_entry {
     int chosen;                       /* index in cand, -1 while examining */
     double chosen_avg;
     int from_profile;
+    int from_earlier;                 /* the decision came from an earlier file */
+    int baseline;                     /* calls of a remembered choice still to measure
+                                         before its calls are judged */
+    double base_sum;
     long long calls, exam_calls;
     int reexams;
-    int deviating;                    /* consecutive deviating calls of the choice */
+    int deviating;                    /* consecutive calls of the choice slower than
+                                         its mean by more than the threshold */
     char causes[RIO_SELECT_MAX_CAUSES][96];
     double time, time_chosen;         /* seconds spent selecting (rio__select_charge) */
 };
@@ -35,6 +40,7 @@ struct prof_entry {
     struct rio_sel_sig sig;
     char strategy[16];
     double tput;
+    int earlier;                      /* from an earlier file of this process */
 };
 
 struct rio_select {
@@ -67,5 +73,11 @@ const struct prof_entry *rio__select_profile_find(const struct rio_select *s,
 /** Rewrite the profile with the loaded decisions and this file's, through a
  *  temporary file and rename.  Rank 0 only; failures are warnings. */
 void rio__select_profile_save(struct rio_select *s);
+/** Remember e's decision for later files of this process.  Local. */
+void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e);
+/** Rank 0's remembered decisions for this storage (none with
+ *  resonio_select_reuse=disable on rank 0) go ahead of the profile's, to
+ *  every rank.  Collective.  Errors only RIO_E_NOMEM. */
+int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse);
 
 #endif /* RIO_SELECT_INT_H */

@@ -109,6 +109,10 @@ static inline int st_open(struct st_file *f, const char *suffix, MPI_Info extra)
     MPI_Info_get(info, "resonio_select_patience", (int)sizeof v - 1, v, &has);
     if (!has)
         MPI_Info_set(info, "resonio_select_patience", "1");
+    /* and a fresh examination in every file, unless they test reuse */
+    MPI_Info_get(info, "resonio_select_reuse", (int)sizeof v - 1, v, &has);
+    if (!has)
+        MPI_Info_set(info, "resonio_select_reuse", "disable");
     int ok = RT_OK(rio_file_open(MPI_COMM_WORLD, f->name, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
                                  &f->fh));
     MPI_Info_free(&info);
@@ -247,9 +251,9 @@ static inline void st_format(const struct rio_select_info *si, char *out, size_t
             o += (size_t)snprintf(out + o, len - o, __VA_ARGS__);              \
     } while (0)
     ST_ADD("write=%d nprocs=%d bytes=%lld regions=%lld relgap=%lld chosen='%s' examining=%d "
-           "from_profile=%d calls=%lld exam_calls=%lld reexams=%d ncand=%d",
+           "from_profile=%d from_earlier=%d calls=%lld exam_calls=%lld reexams=%d ncand=%d",
            si->write, si->nprocs, si->bytes, si->regions, si->relgap, si->chosen, si->examining,
-           si->from_profile, si->calls, si->exam_calls, si->reexams, si->ncand);
+           si->from_profile, si->from_earlier, si->calls, si->exam_calls, si->reexams, si->ncand);
     for (int i = 0; i < si->ncand && i < RIO_SELECT_MAX_CAND; i++)
         ST_ADD("\n    %-12s tput=%.6g B/s (%a) over %d calls", si->cand[i], si->tput[i],
                si->tput[i], si->tput_calls[i]);

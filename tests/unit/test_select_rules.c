@@ -11,9 +11,12 @@
  *              fastest is chosen after C * calls_per calls
  *   prune      prune 0.5: a candidate whose first call is below half of
  *              another's mean runs one call only; one above it runs all
- *   patience   patience 2: one deviating call is forgiven (and a normal
- *              call in between resets the count); two in a row start a
- *              re-examination that switches; patience 1 re-examines at once
+ *   patience   patience 2: one slow call is forgiven (and a normal or
+ *              fast call in between resets the count); two in a row
+ *              start a re-examination that switches; patience 1
+ *              re-examines at once; faster calls start none
+ *   reuse      a decision goes to a later selector of the process with the
+ *              same storage, measured afresh there before it is judged
  *   time       the selector's own time is counted per call
  */
 #include <string.h>
@@ -42,6 +45,7 @@ static void sim_open(struct sim *m, const char *prune, int patience)
     rio__hints_defaults(&m->h);
     m->h.select_prune = (char *)prune;
     m->h.select_patience = patience;
+    m->h.select_reuse = RIO_DISABLE; /* every simulation examines afresh */
     m->cands[0] = "two_phase";
     m->cands[1] = "resonant";
     m->cands[2] = "independent";
@@ -81,6 +85,15 @@ static void sim_calls(struct sim *m, int n)
         m->pending = cand_index(m, name);
         CHECK(m->pending >= 0, "call %d ran '%s', not a candidate", m->ncalls, name);
         m->pend_speed = m->pending >= 0 ? m->speed[m->pending] : 0;
+    }
+}
+
+/* One call per speed in turn, candidate k running at that speed. */
+static void sim_speeds(struct sim *m, int k, const double *speed, int n)
+{
+    for (int i = 0; i < n; i++) {
+        m->speed[k] = speed[i];
+        sim_calls(m, 1);
     }
 }
 
@@ -170,16 +183,16 @@ static void patience(void)
     get(&m, &si);
     CHECK(si.reexams == 0 && !si.examining, "patience: one deviating call re-examined");
     /* slow, normal, slow: still none (the count restarts) */
-    m.speed[0] = 30e6;
-    sim_calls(&m, 1);
-    m.speed[0] = 300e6;
-    sim_calls(&m, 1);
-    m.speed[0] = 30e6;
-    sim_calls(&m, 1);
-    m.speed[0] = 300e6;
-    sim_calls(&m, 1);
+    static const double snss[] = {30e6, 300e6, 30e6, 300e6};
+    sim_speeds(&m, 0, snss, 4);
     get(&m, &si);
     CHECK(si.reexams == 0, "patience: separated deviations re-examined (%d)", si.reexams);
+    /* slow, then fast: the fast one resets the count; and faster calls,
+     * however many, start none */
+    static const double sfn[] = {30e6, 600e6, 600e6, 600e6, 600e6, 600e6, 300e6};
+    sim_speeds(&m, 0, sfn, 7);
+    get(&m, &si);
+    CHECK(si.reexams == 0, "patience: faster calls re-examined (%d)", si.reexams);
     /* two slow calls in a row: the second one's result starts it */
     m.speed[0] = 30e6;
     sim_calls(&m, 2);
@@ -207,6 +220,53 @@ static void patience(void)
     printf("ok - patience\n");
 }
 
+/* A decision carried to a later selector of the process (another file):
+ * it runs from the first call, and its first calls_per calls set the
+ * yardstick, so a file where everything is 10 times slower keeps it; a
+ * real slowdown after that still re-examines. */
+static void reuse(void)
+{
+    struct sim a, b;
+    struct rio_select_info si;
+    sim_open(&a, "0", 2);
+    a.h.select_reuse = RIO_AUTO;
+    a.speed[0] = 100e6, a.speed[1] = 100e6, a.speed[2] = 400e6;
+    sim_calls(&a, 10);
+    get(&a, &si);
+    CHECK(!strcmp(si.chosen, "independent") && !si.from_earlier, "reuse: file A chose '%s'",
+          si.chosen);
+    sim_close(&a);
+
+    sim_open(&b, "0", 2);
+    rio__select_free(b.s); /* again, with reuse */
+    b.h.select_reuse = RIO_AUTO;
+    CHECK(rio__select_create(MPI_COMM_SELF, &b.h, "posix:none", &b.s) == 0, "create");
+    b.speed[0] = 10e6, b.speed[1] = 10e6, b.speed[2] = 40e6;
+    sim_calls(&b, 8);
+    get(&b, &si);
+    expect_ran(&b, 0, 8, "independent", "reuse: file B");
+    CHECK(si.from_earlier == 1 && si.exam_calls == 0 && si.reexams == 0 && !si.examining,
+          "reuse: file B from_earlier %d exam_calls %lld reexams %d examining %d",
+          si.from_earlier, si.exam_calls, si.reexams, si.examining);
+    b.speed[2] = 4e6;
+    sim_calls(&b, 3);
+    get(&b, &si);
+    CHECK(si.reexams == 1, "reuse: a slowdown in file B: reexams %d", si.reexams);
+    sim_close(&b);
+
+    /* another storage (layout) does not find it */
+    sim_open(&b, "0", 2);
+    rio__select_free(b.s);
+    b.h.select_reuse = RIO_AUTO;
+    CHECK(rio__select_create(MPI_COMM_SELF, &b.h, "posix:65536x2", &b.s) == 0, "create");
+    sim_calls(&b, 1);
+    get(&b, &si);
+    CHECK(si.examining && !si.from_earlier, "reuse: another storage: examining %d "
+          "from_earlier %d", si.examining, si.from_earlier);
+    sim_close(&b);
+    printf("ok - reuse across files\n");
+}
+
 static void own_time(void)
 {
     struct sim m;
@@ -229,6 +289,7 @@ int main(int argc, char **argv)
     full_examination();
     pruning();
     patience();
+    reuse();
     own_time();
     printf("%d passed, %d failed\n", npass, nfail);
     MPI_Finalize();
