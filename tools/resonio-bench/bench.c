@@ -219,7 +219,11 @@ int main(int argc, char **argv)
     o.out = out;
     o.dir = dir;
     fs_name(dir, m.fstype, sizeof m.fstype);
-    snprintf(m.tag, sizeof m.tag, "%s", m.mpi);
+    /* runs on tmpfs (-dir /dev/shm/...) sit beside the disk's in one report */
+    if (!strcmp(m.fstype, "tmpfs"))
+        snprintf(m.tag, sizeof m.tag, "%s-tmpfs", m.mpi);
+    else
+        snprintf(m.tag, sizeof m.tag, "%s", m.mpi);
 
     if (o.emu) {
         /* rank 0 runs the service; everyone learns where */

@@ -24,32 +24,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The default suite: every workload, with the papers' parameters except
- * for sizes, scaled down to 2-14 MiB per phase (noncontig: 4 MiB per call
- * instead of 16; hpio: 1024 regions instead of 4096; flash: 20 blocks per
- * rank instead of 80; ecio: 10 calls instead of 100; varsize: 50
- * variables instead of 1024), and the three figures' sweeps (demo segment,
- * noncontig elmtcount, matrix block size) at three points each; a point
- * whose call is larger than its size has one call.  mpiiotest writes 64
- * MiB instead: 32 calls of 1 MiB per rank at 2 ranks, so that auto gets
- * past its examination (up to 7 candidates, 3 calls each) and the
- * selector's cost on a 1 MiB-per-rank collective write is measured.  On
- * the shared 2-core development machine the wall time depends mostly on
- * how many collective calls there are (each waits for both ranks to be
- * scheduled), so calls are kept few: about 230 per implementation and
- * round. */
+/* The default suite: every workload with the papers' parameters except
+ * for sizes, scaled down to 16-64 MiB per phase (demo, iormpiio, matrix:
+ * 16 MiB files instead of 1-10 GB; collperf: a 160^3 array instead of
+ * 600^3; tile: 2 frames instead of 100; varsize: 256 variables instead of
+ * 1024; ecio: 16000 ints per call instead of up to a million), and the
+ * three figures' sweeps (demo segment, noncontig elmtcount, matrix block
+ * size) at three points each.  mpiiotest writes 64 MiB: 32 calls of 1 MiB
+ * per rank at 2 ranks, so that the selector's cost on a 1 MiB-per-rank
+ * collective write is measured once it has chosen.  The main job runs the
+ * suite on the disk and on /dev/shm under each MPI, about 40 s each at 2
+ * ranks here; most of it is the number of collective calls (each waits
+ * for both ranks to be scheduled on the shared 2-core machine). */
 static const char *const suite_default[] = {
-    "demo -seg 32k,128k,1m -size 4m",
+    "demo -seg 32k,128k,1m -size 16m",
     "mpiiotest -seg 1m -size 64m",
-    "iormpiio -seg 64k -size 4m",
-    "noncontig -elmtcount 16,256,4096 -bufsize 4m -size 4m",
-    "hpio -region_count 1024 -region_size 2k -region_spacing 0 -mem contig",
-    "collperf -n 128",
-    "tile -frames 1",
-    "flash -blocks 20 -nxb 8 -nguard 4 -nvar 24",
-    "matrix -block 4k,64k,1m -depth 4 -size 2m",
-    "ecio -count 16000 -calls 10",
-    "varsize -record 40k -step 256 -group 3 -vars 50",
+    "iormpiio -seg 64k -size 16m",
+    "noncontig -elmtcount 16,256,4096 -bufsize 16m -size 16m",
+    "hpio -region_count 4096 -region_size 2k -region_spacing 0 -mem contig",
+    "collperf -n 160",
+    "tile -frames 2",
+    "flash -blocks 80 -nxb 8 -nguard 4 -nvar 24",
+    "matrix -block 4k,64k,1m -depth 4 -size 16m",
+    "ecio -count 16000 -calls 100",
+    "varsize -record 40k -step 256 -group 3 -vars 256",
     NULL,
 };
 
