@@ -101,7 +101,7 @@ static inline int st_open(struct st_file *f, const char *suffix, MPI_Info extra)
     /* the tests count the calls of the paper's full examination unless
      * they test pruning themselves */
     int has = 0;
-    char v[8];
+    char v[32]; /* MPICH fails MPI_Info_get on a value longer than the buffer */
     MPI_Info_get(info, "resonio_select_prune", (int)sizeof v - 1, v, &has);
     if (!has)
         MPI_Info_set(info, "resonio_select_prune", "0");
