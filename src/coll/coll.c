@@ -689,7 +689,7 @@ static const char *choose(const struct rio_coll_req *q, char *reason, size_t n)
         snprintf(reason, n, "resonio_strategy=%s", h->strategy);
         return h->strategy;
     }
-    snprintf(reason, n, "default");
+    rio__strcpy(reason, n, "default");
     return "auto";
 }
 
@@ -981,8 +981,8 @@ out:
     /* what this rank saw of the call; rio__coll_last completes it */
     struct rio_coll_info *L = &ctx->last;
     memset(L, 0, sizeof *L);
-    snprintf(L->strategy, sizeof L->strategy, "%s", s->name);
-    snprintf(L->reason, sizeof L->reason, "%s", reason);
+    rio__strcpy(L->strategy, sizeof L->strategy, s->name);
+    rio__strcpy(L->reason, sizeof L->reason, reason);
     L->nprocs = c.nprocs;
     L->naggs = plan.naggs;
     for (int a = 0; a < plan.naggs && a < RIO_COLL_MAX_AGGS; a++)

@@ -46,6 +46,15 @@ void *rio__realloc(void *p, size_t n)
     return realloc(p, n ? n : 1);
 }
 
+void rio__strcpy(char *dst, size_t n, const char *s)
+{
+    if (!n)
+        return;
+    size_t len = strnlen(s, n - 1);
+    memcpy(dst, s, len);
+    dst[len] = 0;
+}
+
 char *rio__strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -76,6 +76,9 @@ void *rio__malloc(size_t n);
 void *rio__calloc(size_t n, size_t size);
 void *rio__realloc(void *p, size_t n);
 char *rio__strdup(const char *s);
+/** Copy s into dst of n bytes, cut short if needed; what snprintf "%s"
+ *  does without its formatting cost (calls on every data access use it). */
+void rio__strcpy(char *dst, size_t n, const char *s);
 /** Make the n-th allocation from now fail (n >= 1); 0 turns it off. */
 void rio__malloc_fail_at(long n);
 

@@ -49,6 +49,7 @@ struct rio_file {
     MPI_Status split_status;
 
     rio_stats stats;
+    int report;                     /* RESONIO_STATS at open: print reports */
     struct rio_coll_ctx *coll;      /* made at the first collective data call */
 };
 
@@ -111,8 +112,8 @@ int rio__shared_set(rio_file *fh, MPI_Offset value);
 int rio__file_check(rio_file *fh);
 
 /* ---- statistics (stats.c) --------------------------------------------- */
-/** Print the counters summed over ranks, on rank 0, if RESONIO_STATS is
- *  set.  Collective. */
+/** Print the counters summed over ranks, on rank 0, if RESONIO_STATS was
+ *  set when the file was opened.  Collective. */
 void rio__stats_report(rio_file *fh);
 /** 1 when RESONIO_STATS asks for reports. */
 int rio__stats_wanted(void);

@@ -220,6 +220,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     MPI_Comm_rank(fh->comm, &fh->rank);
     MPI_Comm_size(fh->comm, &fh->nprocs);
     fh->amode = amode;
+    fh->report = rio__stats_wanted();
     rio__file_errh_init(fh);
     fh->st.stats = &fh->stats;
     rio__hints_defaults(&fh->hints);

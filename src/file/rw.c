@@ -355,7 +355,7 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
         rio__dtype_put(dt);
     if (coll)
         err = rio__file_agree(fh->comm, err);
-    if (engine && rio__stats_wanted())
+    if (engine && fh->report)
         rio__stats_coll_call(fh, op);
     if (!err)
         set_status(status, done);

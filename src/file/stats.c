@@ -19,7 +19,7 @@ int rio__stats_wanted(void)
 
 void rio__stats_report(rio_file *fh)
 {
-    if (!rio__stats_wanted())
+    if (!fh->report)
         return;
     const rio_stats *s = &fh->stats;
     long long mine[] = {s->calls_read,  s->calls_write, s->bytes_read, s->bytes_written,

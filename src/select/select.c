@@ -200,11 +200,17 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
                  (long long)e->exam_pos, e->ncand * s->calls_per);
     } else {
         k = e->chosen;
-        snprintf(reason, len, "auto: %s, %s at %.3g MB/s", e->cand[k],
-                 e->from_profile   ? "from the profile"
-                 : e->from_earlier ? "chosen for an earlier file"
-                                   : "fastest examined",
-                 e->chosen_avg / 1e6);
+        int from = e->from_profile ? 1 : e->from_earlier ? 2 : 0;
+        if (!e->said[0] || e->said_k != k || e->said_from != from || e->said_avg != e->chosen_avg) {
+            static const char *const how[] = {"fastest examined", "from the profile",
+                                              "chosen for an earlier file"};
+            snprintf(e->said, sizeof e->said, "auto: %s, %s at %.3g MB/s", e->cand[k], how[from],
+                     e->chosen_avg / 1e6);
+            e->said_k = k;
+            e->said_from = from;
+            e->said_avg = e->chosen_avg;
+        }
+        rio__strcpy(reason, len, e->said);
     }
     s->pending = 1;
     s->pend_entry = (int)(e - s->e);

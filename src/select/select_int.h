@@ -32,6 +32,9 @@ struct sel_entry {
                                          its mean by more than the threshold */
     char causes[RIO_SELECT_MAX_CAUSES][96];
     double time, time_chosen;         /* seconds spent selecting (rio__select_charge) */
+    char said[160];                   /* the reason given for the choice, formatted */
+    int said_k, said_from;            /* once per decision: what it was formatted for */
+    double said_avg;
 };
 
 /* A decision read from (or to be written to) a profile. */
