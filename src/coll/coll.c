@@ -340,15 +340,19 @@ static void per_target(const struct rio_layout *l, MPI_Offset off, MPI_Offset le
 
 /* The claim of same_io_size and contiguous_data, checked with one
  * allreduce: every request one region of the same size, rank i's at
- * base + i * size.  Fills c->sum without exchanging it. */
-static int summary_computed(struct rio_coll_call *c)
+ * base + i * size.  The same allreduce agrees on `ok` (0: some rank
+ * cannot go on).  Fills c->sum without exchanging it; returns 1 if the
+ * claim held, 0 if not, -1 if some rank was not ok. */
+static int summary_computed(struct rio_coll_call *c, int ok)
 {
     MPI_Offset bytes = c->req->nbytes, first = c->npairs ? c->pairs[0].foff : 0;
     MPI_Offset base = first - (MPI_Offset)c->rank * bytes;
-    MPI_Offset v[7] = {bytes, -bytes, base, -base, c->npairs == 1 ? 1 : 0, -(c->npairs == 1),
-                       (MPI_Offset)(c->ctx->prev_time * 1e9)};
-    MPI_Offset r[7];
-    MPI_Allreduce(v, r, 7, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
+    MPI_Offset v[8] = {bytes, -bytes, base, -base, c->npairs == 1 ? 1 : 0, -(c->npairs == 1),
+                       (MPI_Offset)(c->ctx->prev_time * 1e9), !ok};
+    MPI_Offset r[8];
+    MPI_Allreduce(v, r, 8, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
+    if (r[7])
+        return -1;
     c->prev_tmax = (double)r[6] / 1e9;
     if (r[0] != -r[1] || r[2] != -r[3] || r[4] != 1 || -r[5] != 1 || r[0] <= 0)
         return 0;
@@ -364,47 +368,71 @@ static int summary_computed(struct rio_coll_call *c)
     return 1;
 }
 
+/* Rows of the summary up to this many words in all ranks together live
+ * on the stack, and their allgather carries each rank's `ok`. */
+#define SUMMARY_STACK 256
+
 /* Allocation first and agreed on, together with pairs_rc (this rank's
  * pair list failed: its summary would be wrong), so that no rank is left
- * in a collective that another rank never reaches. */
+ * in a collective that another rank never reaches.  The agreement rides
+ * on the summary's own collective; only a summary too large for the
+ * stack needs a separate allreduce first. */
 static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute, int pairs_rc)
 {
-    int T = c->layout.count, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
-    MPI_Offset *mine = NULL, *all = NULL;
-    int rc = 0;
+    int T = c->layout.count, P = c->nprocs, w = 6 + (want_tbytes ? T : 0);
+    MPI_Offset stack[SUMMARY_STACK], *mine = NULL, *all = NULL;
+    int small = (size_t)w * ((size_t)P + 1) <= SUMMARY_STACK, rc = 0;
     c->sum = rio__calloc((size_t)P, sizeof *c->sum);
     if (want_tbytes)
         c->tbytes = rio__calloc((size_t)P * (size_t)T, sizeof(MPI_Offset));
-    mine = rio__calloc((size_t)w, sizeof *mine);
-    all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
-    int ok = !pairs_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = 0;
-    MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
-    if (!allok) {
-        rc = pairs_rc ? pairs_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
-        goto out;
-    }
-    if (may_compute && summary_computed(c)) {
-        c->summary_skipped = 1;
+    if (small) {
+        mine = stack;
+        all = stack + w;
+        memset(mine, 0, sizeof *mine * (size_t)w);
     } else {
-        if (c->npairs) {
+        mine = rio__calloc((size_t)w, sizeof *mine);
+        all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
+    }
+    int ok = !pairs_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = ok;
+    if (!small)
+        MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
+    /* go: every rank takes the next collective.  With small rows a rank
+     * that is not ok still takes it (its ok rides along); with large ones
+     * the allreduce above has told every rank already. */
+    int go = small || allok, computed = 0;
+    if (go && may_compute) {
+        computed = summary_computed(c, ok);
+        go = allok = computed >= 0;
+    }
+    if (go && computed) {
+        c->summary_skipped = 1;
+    } else if (go) {
+        if (ok && c->npairs) {
             mine[0] = c->pairs[0].foff;
             mine[1] = c->pairs[c->npairs - 1].foff + c->pairs[c->npairs - 1].len;
         }
         mine[2] = c->req->nbytes;
         mine[3] = c->npairs;
         mine[4] = (MPI_Offset)(c->ctx->prev_time * 1e9); /* the selector's measurement */
-        for (MPI_Count k = 0; want_tbytes && k < c->npairs; k++)
-            per_target(&c->layout, c->pairs[k].foff, c->pairs[k].len, mine + 5);
+        mine[5] = ok;
+        for (MPI_Count k = 0; ok && want_tbytes && k < c->npairs; k++)
+            per_target(&c->layout, c->pairs[k].foff, c->pairs[k].len, mine + 6);
         MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, c->ctx->comm);
+        for (int i = 0; i < P; i++)
+            allok = allok && all[(size_t)i * (size_t)w + 5];
         c->prev_tmax = 0;
-        for (int i = 0; i < P; i++) {
+        for (int i = 0; allok && i < P; i++) {
             const MPI_Offset *row = all + (size_t)i * (size_t)w;
             c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
             c->prev_tmax = RIO_MAX(c->prev_tmax, (double)row[4] / 1e9);
             if (want_tbytes)
-                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 5,
+                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 6,
                        sizeof(MPI_Offset) * (size_t)T);
         }
+    }
+    if (!allok) {
+        rc = pairs_rc ? pairs_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+        goto out;
     }
     c->min = -1;
     c->max = 0;
@@ -426,8 +454,10 @@ static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute, in
     if (c->min < 0)
         c->min = 0;
 out:
-    free(mine);
-    free(all);
+    if (!small) {
+        free(mine);
+        free(all);
+    }
     return rc;
 }
 

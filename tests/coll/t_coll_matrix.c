@@ -961,6 +961,15 @@ int main(int argc, char **argv)
     alarm(240);
     strategy = ct_strategy_arg();
     deferred = rt_arg("-deferred") != NULL;
+    if (rt_arg("-factor")) { /* many targets: the call summary outgrows its stack rows */
+        nfactor = atoi(rt_arg("-factor"));
+        /* the holes pattern's gap (3 stripes per target) stays inside its
+         * region, and rio_coll_info counts requests of that many targets */
+        CHECK(nfactor >= 1 && 3 * UNIT * nfactor < REGION && nfactor <= RIO_COLL_MAX_TARGETS,
+              "-factor %d: 1 to %d", nfactor, RIO_COLL_MAX_TARGETS);
+        if (nfactor < 1 || 3 * UNIT * nfactor >= REGION || nfactor > RIO_COLL_MAX_TARGETS)
+            return rt_finish();
+    }
     if (rt_arg("-emu")) {
         emu_service = getenv("RESONIO_EMU_DIR");
         int n = atoi(rt_arg("-emu"));
