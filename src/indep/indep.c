@@ -22,8 +22,9 @@
  * count per tile (from the decoded type, not from walking the request) and
  * the first and last file byte of the request (two seeks in the view).
  * Sieving trades one storage call per region for moving the holes and
- * copying the data once more: a read window moves its holes once, a write
- * window reads the whole window and writes it back.  A storage call costs
+ * copying the data once more (reads of regions of 4 KiB and more skip the
+ * copy, see sieve.c): a read window moves its holes once, a write window
+ * reads the whole window and writes it back.  A storage call costs
  * about as much as copying 15-30 KiB, so with mean region r and density d
  * reads sieve when the window per region, r / d, is at most
  * SIEVE_READ_WINDOW: small regions with small holes.  A large region with
@@ -164,7 +165,8 @@ void rio__indep_pairs_take(struct rio_pairs *c, MPI_Offset n)
 
 /* ---- contig and posix -------------------------------------------------- */
 
-int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, long long *reqs)
+int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, char *holes,
+                          long long *reqs)
 {
     struct iovec iov[IOV_BATCH];
     struct rio_store *st = req->st;
@@ -175,9 +177,17 @@ int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, 
         char *mp;
         int k = 0;
         while ((rc = rio__indep_pairs_peek(c, &fo, &mp, &len)) > 0) {
-            if (k > 0 && fo != start + tot)
+            MPI_Offset gap = k > 0 ? fo - (start + tot) : 0;
+            if (gap && (!holes || gap < 0 || gap > RIO_INDEP_HOLE_MAX || k + 2 > IOV_BATCH))
                 break; /* a gap in the file: next call */
-            if (k > 0 && (char *)iov[k - 1].iov_base + iov[k - 1].iov_len == mp) {
+            if (gap) { /* a small hole, read into the scratch and dropped */
+                iov[k].iov_base = holes;
+                iov[k].iov_len = (size_t)gap;
+                k++;
+                tot += gap;
+            }
+            if (k > 0 && iov[k - 1].iov_base != holes &&
+                (char *)iov[k - 1].iov_base + iov[k - 1].iov_len == mp) {
                 iov[k - 1].iov_len += (size_t)len;
             } else {
                 if (k == IOV_BATCH)
@@ -205,8 +215,15 @@ int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, 
             rc = k == 1 ? rio__store_pread_full(st, iov[0].iov_base, iov[0].iov_len, start, &got)
                         : rio__store_preadv_full(st, iov, k, start, &got);
         (*reqs)++;
-        if (rc || got < tot) { /* error, or end of file */
-            c->pos = pos0 + (rc && req->write ? 0 : got);
+        if (rc || got < tot) { /* error, or end of file: the data bytes below got */
+            MPI_Offset below = 0, seen = 0;
+            for (int i = 0; i < k && seen < got && !(rc && req->write); i++) {
+                MPI_Offset n = RIO_MIN((MPI_Offset)iov[i].iov_len, got - seen);
+                if (iov[i].iov_base != holes || !holes)
+                    below += n;
+                seen += n;
+            }
+            c->pos = pos0 + below;
             break;
         }
     }
@@ -356,7 +373,7 @@ int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done)
     switch (m) {
     case RIO_INDEP_CONTIG:
     case RIO_INDEP_POSIX:
-        rc = rio__indep_by_regions(req, &c, &reqs);
+        rc = rio__indep_by_regions(req, &c, NULL, &reqs);
         if (stats) {
             if (m == RIO_INDEP_CONTIG)
                 stats->req_contig += reqs;

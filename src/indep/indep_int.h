@@ -46,8 +46,16 @@ void rio__indep_pairs_free(struct rio_pairs *c);
 /* Methods.  Each moves the rest of the request from the cursor's position,
  * leaves in c->pos the stream bytes moved (for a read that meets end of
  * file, the prefix read; nothing after it is touched) and returns 0 or a
- * negative code.  Counters in req->st->stats are updated. */
-int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, long long *reqs);
+ * negative code.  Counters in req->st->stats are updated.
+ *
+ * by_regions: one call per run of file regions that follow one another
+ * (contig and posix).  For reads, holes (a buffer of RIO_INDEP_HOLE_MAX
+ * bytes, or NULL) lets a run go on over holes of up to that size: the
+ * hole's bytes are read into the buffer and dropped (the sieve method's
+ * reads of larger regions). */
+#define RIO_INDEP_HOLE_MAX ((MPI_Offset)16 << 10)
+int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, char *holes,
+                          long long *reqs);
 int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c);
 int rio__indep_list(const struct rio_indep_req *req, struct rio_pairs *c);
 int rio__indep_dtype(const struct rio_indep_req *req, struct rio_pairs *c);

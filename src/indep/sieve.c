@@ -7,6 +7,23 @@
  * it are copied out; repeat.  A window cut short by end of file ends the
  * request at the first byte not read.
  *
+ * Reads of regions of SIEVE_IOV_REGION bytes and more skip the copy: one
+ * preadv puts the regions straight into the user's memory and the holes
+ * between them (up to RIO_INDEP_HOLE_MAX each; a larger one starts the
+ * next call) into one small buffer whose bytes are dropped.  Measured with
+ * four regions of B bytes a call, holes of B (us per call, 512 calls, file
+ * in the page cache; window copy = read the window, copy the regions out):
+ *
+ *             ext4                        tmpfs
+ *      B   per-region copy  preadv     per-region copy  preadv
+ *   2048     1.33    0.57   0.62         1.34    0.92   0.97
+ *   4096     1.47    0.97   0.82         1.45    1.62   1.42
+ *   8192     2.39    2.08   1.83         2.73    4.47   4.34
+ *  16384     4.95    5.51   4.10         6.13    8.64   6.85
+ *
+ * Below 4 KiB the window copy (one tight loop over the type's blocks)
+ * stays ahead of an iovec entry per region and hole.
+ *
  * Writes: the same windows, ind_wr_buffer_size long, under an exclusive
  * byte-range lock (when the driver has locks): read the window (bytes past
  * end of file are zero, as the file would read after the write), copy the
@@ -25,6 +42,7 @@
 
 #define DEFAULT_RD_WINDOW ((long long)4 << 20)
 #define DEFAULT_WR_WINDOW ((long long)512 << 10)
+#define SIEVE_IOV_REGION ((MPI_Offset)4096)
 
 static MPI_Offset window_size(const struct rio_indep_req *req, MPI_Offset span)
 {
@@ -139,12 +157,19 @@ static int sieve_read_stream(const struct rio_indep_req *req, struct rio_pairs *
         return rc;
     MPI_Offset per = fi->extent > 0 ? wsize * fi->size / fi->extent : wsize;
     while (left > 0 && !rc) {
-        MPI_Offset n = RIO_MIN(left, RIO_MAX(1, per)), first, end;
-        for (;;) {
-            rio__dtype_view_extent(ft, req->disp, pos, n, &first, &end);
-            if (end - first <= wsize || n == 1)
-                break;
-            n /= 2;
+        /* all that is left if its extent fits the window (a small request
+         * is one read, though its density may be below the type's mean),
+         * else the stream bytes of a window at the type's mean density */
+        MPI_Offset n = left, first, end;
+        rio__dtype_view_extent(ft, req->disp, pos, n, &first, &end);
+        if (end - first > wsize) {
+            n = RIO_MIN(left, RIO_MAX(1, per));
+            for (;;) {
+                rio__dtype_view_extent(ft, req->disp, pos, n, &first, &end);
+                if (end - first <= wsize || n == 1)
+                    break;
+                n /= 2;
+            }
         }
         char *win = rio__store_scratch_get(req->st, (size_t)(end - first));
         if (!win) {
@@ -196,6 +221,17 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
     rio__dtype_view_extent(req->filetype, req->disp, req->file_start + c->pos, c->left, &first,
                            &end);
     MPI_Offset wsize = window_size(req, end - first);
+    const struct rio_dtype_info *fi = rio__dtype_info(req->filetype);
+    if (!req->write && fi->regions > 0 && fi->size / fi->regions >= SIEVE_IOV_REGION) {
+        win = rio__store_scratch_get(req->st, (size_t)RIO_INDEP_HOLE_MAX);
+        if (!win)
+            return RIO_E_NOMEM;
+        rc = rio__indep_by_regions(req, c, win, &reqs);
+        rio__store_scratch_put(req->st, win);
+        if (req->st->stats)
+            req->st->stats->req_sieve += reqs;
+        return rc;
+    }
     if (!req->write && rio__dtype_info(req->memtype)->contig) {
         MPI_Offset fo, len;
         char *mp;
