@@ -120,27 +120,35 @@ MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx)
 int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
 {
     struct rio_coll_ctx *ctx = rio__calloc(1, sizeof *ctx);
-    MPI_Comm node = MPI_COMM_NULL;
-    int rc = 0;
+    MPI_Comm dup = MPI_COMM_NULL, node = MPI_COMM_NULL;
+    int rc = 0, nprocs = 0;
     *out = NULL;
-    if (!ctx)
-        return RIO_E_NOMEM;
-    ctx->node_comm = MPI_COMM_NULL;
-    ctx->shm_win = MPI_WIN_NULL;
-    MPI_Comm_dup(comm, &ctx->comm);
-    MPI_Comm_rank(ctx->comm, &ctx->rank);
-    MPI_Comm_size(ctx->comm, &ctx->nprocs);
-    ctx->node_real = rio__malloc(sizeof(int) * (size_t)ctx->nprocs);
-    ctx->node_virt = rio__malloc(sizeof(int) * (size_t)ctx->nprocs);
-    ctx->trace.off = rio__malloc(sizeof(MPI_Offset) * TRACE_CAP);
-    ctx->trace.len = rio__malloc(sizeof(MPI_Offset) * TRACE_CAP);
-    ctx->trace.t = rio__malloc(sizeof(double) * TRACE_CAP);
-    ctx->trace.cap = TRACE_CAP;
-    int ok = ctx->node_real && ctx->node_virt && ctx->trace.off && ctx->trace.len && ctx->trace.t;
+    /* every rank takes the collectives up to the agreement, also one
+     * whose allocations failed */
+    MPI_Comm_dup(comm, &dup);
+    MPI_Comm_size(dup, &nprocs);
+    if (ctx) {
+        ctx->comm = dup;
+        ctx->node_comm = MPI_COMM_NULL;
+        ctx->shm_win = MPI_WIN_NULL;
+        MPI_Comm_rank(ctx->comm, &ctx->rank);
+        ctx->nprocs = nprocs;
+        ctx->node_real = rio__malloc(sizeof(int) * (size_t)nprocs);
+        ctx->node_virt = rio__malloc(sizeof(int) * (size_t)nprocs);
+        ctx->node_rank = rio__malloc(sizeof(int) * (size_t)nprocs);
+        ctx->trace.off = rio__malloc(sizeof(MPI_Offset) * TRACE_CAP);
+        ctx->trace.len = rio__malloc(sizeof(MPI_Offset) * TRACE_CAP);
+        ctx->trace.t = rio__malloc(sizeof(double) * TRACE_CAP);
+        ctx->trace.cap = TRACE_CAP;
+    }
+    int ok = ctx && ctx->node_real && ctx->node_virt && ctx->node_rank && ctx->trace.off &&
+             ctx->trace.len && ctx->trace.t;
     int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);
     if (!all_ok) {
         rc = ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+        if (!ctx)
+            MPI_Comm_free(&dup);
         goto fail;
     }
     /* nodes: the lowest rank of each shared-memory group names it */
@@ -148,29 +156,17 @@ int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
     int leader = ctx->rank;
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
     ctx->node_comm = node;
-    ctx->node_rank = rio__malloc(sizeof(int) * (size_t)ctx->nprocs);
-    if (!ctx->node_rank) { /* local only from here: the shm option is then off */
-        MPI_Comm_free(&ctx->node_comm);
-    } else {
-        MPI_Group wg, ng;
-        int *all = rio__malloc(sizeof(int) * (size_t)ctx->nprocs);
-        MPI_Comm_group(ctx->comm, &wg);
-        MPI_Comm_group(node, &ng);
-        for (int i = 0; all && i < ctx->nprocs; i++)
-            all[i] = i;
-        if (all)
-            MPI_Group_translate_ranks(wg, ctx->nprocs, all, ng, ctx->node_rank);
-        for (int i = 0; all && i < ctx->nprocs; i++)
-            if (ctx->node_rank[i] == MPI_UNDEFINED)
-                ctx->node_rank[i] = -1;
-        if (!all) {
-            free(ctx->node_rank);
-            ctx->node_rank = NULL;
-        }
-        free(all);
-        MPI_Group_free(&wg);
-        MPI_Group_free(&ng);
-    }
+    MPI_Group wg, ng;
+    MPI_Comm_group(ctx->comm, &wg);
+    MPI_Comm_group(node, &ng);
+    for (int i = 0; i < ctx->nprocs; i++) /* node_virt as scratch: 0 .. P-1 */
+        ctx->node_virt[i] = i;
+    MPI_Group_translate_ranks(wg, ctx->nprocs, ctx->node_virt, ng, ctx->node_rank);
+    for (int i = 0; i < ctx->nprocs; i++)
+        if (ctx->node_rank[i] == MPI_UNDEFINED)
+            ctx->node_rank[i] = -1;
+    MPI_Group_free(&wg);
+    MPI_Group_free(&ng);
     /* every rank fills its own slot; one reduction gives everyone the map */
     for (int i = 0; i < ctx->nprocs; i++)
         ctx->node_real[i] = -1;

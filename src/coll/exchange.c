@@ -24,7 +24,8 @@
  * when the plan asks (rmw).  Reads read the round's span in one go when
  * the holes are small and by list I/O otherwise.  A storage error does not
  * end the rounds early: the rank keeps exchanging, skips further storage
- * requests, and returns its error for the caller to agree on.
+ * requests, and returns its error for the caller to agree on.  Running out
+ * of memory in a round does not either: the rank drains (see go_drain).
  */
 #include "coll_int.h"
 
@@ -548,8 +549,63 @@ struct engine {
     /* per round, per aggregator role of this rank */
     struct rpiece *rp;
     MPI_Count nrp, caprp;
+    MPI_Offset **metas;      /* per rank: its metadata of the round */
+    MPI_Count *nmeta, *run;  /* per rank: its pieces; where its run starts in rp */
     struct batch batch;      /* storage requests being built */
+    size_t slot_bytes;       /* length of a role's round buffer */
+    int drain;               /* nonzero (the cause): this rank only drains, see below */
+    MPI_Errhandler errh;     /* the communicator's handler before draining */
 };
+
+/*
+ * Draining.  A rank whose memory runs out (or whose message would not fit
+ * an int count) in the middle of the rounds cannot just stop: the others
+ * have posted messages to it or wait for its own.  From then on it drains:
+ * it takes every message of the remaining rounds that is meant for it and
+ * answers every one that is expected of it, but moves no data and makes
+ * no storage requests; the call then fails with e->drain, which the
+ * caller agrees on.  A message it has no room for is received into
+ * nothing (truncated; errors are returned on the engine's communicator
+ * while it drains); a requester sends DRAIN_META (one word: odd, which no
+ * piece list is) instead of its metadata, and then no data; an aggregator
+ * answers a read with an empty message.  The arrays the protocol itself
+ * needs (per-rank metadata slots, request slots) are allocated before the
+ * rounds, where failure is agreed on.
+ */
+static const MPI_Offset DRAIN_META[1] = {-1};
+
+static void go_drain(struct engine *e, int cause)
+{
+    if (!e->drain) {
+        MPI_Comm_get_errhandler(e->comm, &e->errh);
+        MPI_Comm_set_errhandler(e->comm, MPI_ERRORS_RETURN);
+        e->drain = cause;
+    }
+}
+
+/* Take a message of at most len bytes (len < 0: unknown) from peer into
+ * the round buffer of role a when it fits, else into nothing.  Messages
+ * are taken into the buffer where possible: Open MPI 4.1's shared-memory
+ * transport fails to truncate a large message received into nothing. */
+static void drain_recv(struct engine *e, int a, int peer, int tag, MPI_Offset len)
+{
+    if (len >= 0 && len <= (MPI_Offset)e->slot_bytes && e->slot_bytes <= INT_MAX)
+        MPI_Recv(e->buf_of[a], (int)e->slot_bytes, MPI_BYTE, peer, tag, e->comm,
+                 MPI_STATUS_IGNORE);
+    else
+        MPI_Recv(NULL, 0, MPI_BYTE, peer, tag, e->comm, MPI_STATUS_IGNORE);
+}
+
+/* The data message of peer's pieces for role a in this round, when this
+ * aggregator drains: taken (write; one rank's pieces of a round never
+ * overlap, so they fit the round buffer) or answered empty (read). */
+static void drain_data(struct engine *e, int a, int peer, int write)
+{
+    if (write)
+        drain_recv(e, a, peer, TAG_DATA, (MPI_Offset)e->slot_bytes);
+    else
+        MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_DATA, e->comm);
+}
 
 static int cmp_rpiece(const void *x, const void *y)
 {
@@ -718,40 +774,37 @@ static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
     return rc;
 }
 
-/* One aggregator role a of this rank in round r. */
-static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
+/* One aggregator role a of this rank in round r.  Failures set e->drain
+ * (memory) or e->err (storage); the round's messages are taken either way. */
+static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
 {
     struct rio_coll_call *c = e->c;
     struct rio_coll_plan *p = e->p;
     const struct rio_coll_domain *d = &p->dom[a];
-    int write = c->req->write, rc = 0, overlap;
+    int write = c->req->write, overlap = 0;
     char *cbuf = e->buf_of[a];
     MPI_Offset wbase = d->cbase + (MPI_Offset)r * p->round_bytes;
-    MPI_Offset **metas = NULL;
-    MPI_Count *nmeta = NULL, *run = NULL;
+    MPI_Offset **metas = e->metas;
+    MPI_Count *nmeta = e->nmeta, *run = e->run;
     MPI_Offset *lo = NULL, *hi = NULL;
-    MPI_Count own_first = 0, own_n = 0;
+    MPI_Count own_first = 0, own_n = 0, ncov = 0;
     int nrun = 0;
     double t0 = rio__now();
 
     e->nrp = 0;
-    metas = rio__calloc((size_t)c->nprocs, sizeof *metas);
-    nmeta = rio__calloc((size_t)c->nprocs, sizeof *nmeta);
-    run = rio__malloc(sizeof *run * ((size_t)c->nprocs + 1));
-    if (!metas || !nmeta || !run) {
-        rc = RIO_E_NOMEM;
-        goto out;
-    }
     /* metadata of every rank taking part */
     for (int i = 0; i < c->nprocs; i++) {
+        metas[i] = NULL;
+        nmeta[i] = 0;
         if (!takes_part(c, p, i, a, r))
             continue;
         run[nrun++] = e->nrp;
         if (i == c->rank) {
             my_slice(e, a, r, &own_first, &own_n);
-            for (MPI_Count k = 0; k < own_n && !rc; k++) {
+            for (MPI_Count k = 0; k < own_n && !e->drain; k++) {
                 const struct piece *q = &e->mine[a].v[own_first + k];
-                rc = rp_add(e, q->coord, q->len, i, k);
+                if (rp_add(e, q->coord, q->len, i, k))
+                    go_drain(e, RIO_E_NOMEM);
             }
             continue;
         }
@@ -759,30 +812,34 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         int cnt = 0;
         MPI_Probe(i, TAG_META, e->comm, &s);
         MPI_Get_count(&s, MPI_OFFSET, &cnt);
-        metas[i] = rio__malloc(sizeof(MPI_Offset) * (size_t)(cnt ? cnt : 1));
+        nmeta[i] = cnt % 2 ? 0 : cnt / 2; /* odd: i drains and sends no data */
+        if (!e->drain) {
+            metas[i] = rio__malloc(sizeof(MPI_Offset) * (size_t)(cnt ? cnt : 1));
+            if (!metas[i])
+                go_drain(e, RIO_E_NOMEM);
+        }
         if (!metas[i]) {
-            rc = RIO_E_NOMEM;
-            goto out;
+            drain_recv(e, a, i, TAG_META, (MPI_Offset)cnt * (MPI_Offset)sizeof(MPI_Offset));
+            continue;
         }
         MPI_Recv(metas[i], cnt, MPI_OFFSET, i, TAG_META, e->comm, MPI_STATUS_IGNORE);
-        nmeta[i] = cnt / 2;
-        for (MPI_Count k = 0; k < nmeta[i] && !rc; k++)
-            rc = rp_add(e, metas[i][2 * k], metas[i][2 * k + 1], i, k);
+        for (MPI_Count k = 0; k < nmeta[i] && !e->drain; k++)
+            if (rp_add(e, metas[i][2 * k], metas[i][2 * k + 1], i, k))
+                go_drain(e, RIO_E_NOMEM);
     }
-    if (rc)
-        goto out;
     run[nrun] = e->nrp;
-    if (e->nrp > 1) /* an empty round has no array at all */
-        sort_pieces(e, run, nrun);
-    lo = rio__malloc(sizeof *lo * (size_t)(e->nrp + 1));
-    hi = rio__malloc(sizeof *hi * (size_t)(e->nrp + 1));
-    if (!lo || !hi) {
-        rc = RIO_E_NOMEM;
-        goto out;
+    if (!e->drain) {
+        if (e->nrp > 1) /* an empty round has no array at all */
+            sort_pieces(e, run, nrun);
+        lo = rio__malloc(sizeof *lo * (size_t)(e->nrp + 1));
+        hi = rio__malloc(sizeof *hi * (size_t)(e->nrp + 1));
+        if (!lo || !hi)
+            go_drain(e, RIO_E_NOMEM);
+        else
+            ncov = coverage(e, lo, hi, &overlap);
     }
-    MPI_Count ncov = coverage(e, lo, hi, &overlap);
 
-    if (!write && ncov > 0 && !e->err) {
+    if (!write && ncov > 0 && !e->err && !e->drain) {
         /* one read over the span when the holes are small, else list I/O */
         MPI_Offset cov = 0, span = hi[ncov - 1] - lo[0];
         for (MPI_Count k = 0; k < ncov; k++)
@@ -793,7 +850,7 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         } else {
             e->err = storage_io(e, a, 0, lo, hi, ncov, wbase);
         }
-    } else if (write && ncov > 1 && p->rmw && !e->err) {
+    } else if (write && ncov > 1 && p->rmw && !e->err && !e->drain) {
         MPI_Offset l = lo[0], h = hi[ncov - 1];
         e->err = storage_io(e, a, 0, &l, &h, 1, wbase);
     }
@@ -801,21 +858,17 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     /* data */
     char **bases = NULL;
     MPI_Offset *lens = NULL;
-    if (e->nrp > 0) {
+    if (e->nrp > 0 && !e->drain) {
         bases = rio__malloc(sizeof *bases * (size_t)e->nrp);
         lens = rio__malloc(sizeof *lens * (size_t)e->nrp);
-        if (!bases || !lens) {
-            free(bases);
-            free(lens);
-            rc = RIO_E_NOMEM;
-            goto out;
-        }
+        if (!bases || !lens)
+            go_drain(e, RIO_E_NOMEM);
     }
     if (!write || !overlap) {
         /* straight into (or out of) the round buffer, per rank */
-        for (int i = 0; i < c->nprocs && !rc; i++) {
+        for (int i = 0; i < c->nprocs; i++) {
             if (i == c->rank) {
-                for (MPI_Count k = 0; k < own_n; k++) {
+                for (MPI_Count k = 0; k < own_n && !e->drain; k++) {
                     const struct piece *q = &e->mine[a].v[own_first + k];
                     char *b = cbuf + (q->coord - wbase);
                     if (write)
@@ -828,11 +881,17 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
             }
             if (!nmeta[i] || (e->shm && e->node_rank[i] >= 0))
                 continue; /* with shm, ranks of this node copy themselves */
-            for (MPI_Count k = 0; k < nmeta[i]; k++) {
+            int prc = e->drain;
+            for (MPI_Count k = 0; k < nmeta[i] && !prc; k++) {
                 bases[k] = cbuf + (metas[i][2 * k] - wbase);
                 lens[k] = metas[i][2 * k + 1];
             }
-            rc = post_runs(f, e->comm, !write, i, bases, lens, nmeta[i]);
+            if (!prc)
+                prc = post_runs(f, e->comm, !write, i, bases, lens, nmeta[i]);
+            if (prc) {
+                go_drain(e, prc);
+                drain_data(e, a, i, write);
+            }
         }
         if (write)
             inflight_finish(f);
@@ -840,32 +899,36 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         /* overlapping writes: stage each rank's data, apply in rank order */
         char **stage = rio__calloc((size_t)c->nprocs, sizeof *stage);
         if (!stage)
-            rc = RIO_E_NOMEM;
-        for (int i = 0; i < c->nprocs && !rc; i++) {
+            go_drain(e, RIO_E_NOMEM);
+        for (int i = 0; i < c->nprocs; i++) {
             if (i == c->rank || !nmeta[i] || (e->shm && e->node_rank[i] >= 0))
                 continue; /* with shm, ranks of this node have copied already */
             MPI_Offset tot = 0;
             for (MPI_Count k = 0; k < nmeta[i]; k++)
                 tot += metas[i][2 * k + 1];
-            stage[i] = rio__malloc((size_t)tot);
-            if (!stage[i] || tot > INT_MAX) {
-                rc = stage[i] ? RIO_E_OVERFLOW : RIO_E_NOMEM;
-                break;
+            if (tot > INT_MAX)
+                go_drain(e, RIO_E_OVERFLOW);
+            if (!e->drain) {
+                stage[i] = rio__malloc((size_t)tot);
+                if (!stage[i])
+                    go_drain(e, RIO_E_NOMEM);
             }
-            rc = inflight_reserve(f, 1);
-            if (!rc)
-                MPI_Irecv(stage[i], (int)tot, MPI_BYTE, i, TAG_DATA, e->comm,
-                          &f->req[f->nreq++]);
+            if (e->drain || inflight_reserve(f, 1)) {
+                go_drain(e, RIO_E_NOMEM);
+                drain_data(e, a, i, 1);
+                continue;
+            }
+            MPI_Irecv(stage[i], (int)tot, MPI_BYTE, i, TAG_DATA, e->comm, &f->req[f->nreq++]);
         }
         inflight_finish(f);
         for (int i = 0; i < c->nprocs && stage; i++) {
-            if (i == c->rank) {
+            if (i == c->rank && !e->drain) {
                 for (MPI_Count k = 0; k < own_n; k++) {
                     const struct piece *q = &e->mine[a].v[own_first + k];
                     memcpy(cbuf + (q->coord - wbase), q->mem, (size_t)q->len);
                     c->copies += q->len;
                 }
-            } else if (stage[i]) {
+            } else if (stage[i] && !e->drain) {
                 char *s = stage[i];
                 for (MPI_Count k = 0; k < nmeta[i]; k++) {
                     MPI_Offset len = metas[i][2 * k + 1];
@@ -873,8 +936,8 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
                     s += len;
                     c->copies += len;
                 }
-                free(stage[i]);
             }
+            free(stage[i]);
         }
         free(stage);
     }
@@ -884,7 +947,8 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
 
     /* Timed agents: wait for the turn, write, pass the turn on.  Member 0
      * of a group follows the last member's previous round; the last
-     * member's turn after the final round goes to nobody. */
+     * member's turn after the final round goes to nobody.  A draining
+     * rank passes its turns on too. */
     int timed = write && p->prev_agent;
     if (timed) {
         int prev = p->prev_agent[a];
@@ -893,7 +957,7 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     }
     if (write && e->sends)
         inflight_finish(e->sends);
-    if (write && ncov > 0 && !e->err && !rc) {
+    if (write && ncov > 0 && !e->err && !e->drain) {
         if (p->rmw && ncov > 1) {
             MPI_Offset l = lo[0], h = hi[ncov - 1];
             e->err = storage_io(e, a, 1, &l, &h, 1, wbase);
@@ -906,64 +970,66 @@ static int aggregate_round(struct engine *e, int a, int r, struct inflight *f)
             if (p->prev_agent[b] == a && p->aggs[b] != c->rank &&
                 (p->dom[b].member != 0 || r + 1 < p->nrounds))
                 MPI_Send(NULL, 0, MPI_BYTE, p->aggs[b], TAG_TOKEN, e->comm);
-out:
-    if (metas)
-        for (int i = 0; i < c->nprocs; i++)
-            free(metas[i]);
-    free(metas);
-    free(nmeta);
-    free(run);
+    for (int i = 0; i < c->nprocs; i++)
+        free(metas[i]);
     free(lo);
     free(hi);
-    return rc;
 }
 
 /* This rank as a requester in round r: metadata and data to (or from)
- * every aggregator it takes part with. */
-static int request_round(struct engine *e, int r, struct inflight *f)
+ * every aggregator it takes part with.  The data message is posted before
+ * the metadata, so that a failure to build it can still be announced
+ * (DRAIN_META) to an aggregator that has not yet been told to expect it. */
+static void request_round(struct engine *e, int r, struct inflight *f)
 {
     struct rio_coll_call *c = e->c;
     struct rio_coll_plan *p = e->p;
-    int rc = 0;
-    for (int a = 0; a < p->naggs && !rc; a++) {
-        if (p->aggs[a] == c->rank || !takes_part(c, p, c->rank, a, r))
+    for (int a = 0; a < p->naggs; a++) {
+        int ag = p->aggs[a];
+        if (ag == c->rank || !takes_part(c, p, c->rank, a, r))
             continue;
         MPI_Count first, n;
         my_slice(e, a, r, &first, &n);
         e->sl_first[a] = first;
         e->sl_n[a] = n;
-        MPI_Offset *meta = rio__malloc(sizeof(MPI_Offset) * (size_t)(2 * n + 1));
-        rc = inflight_reserve(f, 2);
-        if (!meta || rc) {
+        int data = n > 0 && !(e->shm && e->node_rank[ag] >= 0);
+        MPI_Offset *meta = NULL;
+        int rc = e->drain ? e->drain : inflight_reserve(f, 2); /* slots made before the rounds */
+        if (!rc) {
+            meta = rio__malloc(sizeof(MPI_Offset) * (size_t)(2 * n + 1));
+            rc = meta ? 0 : RIO_E_NOMEM;
+        }
+        if (!rc && data) {
+            char **bases = rio__malloc(sizeof *bases * (size_t)n);
+            MPI_Offset *lens = rio__malloc(sizeof *lens * (size_t)n);
+            rc = bases && lens ? 0 : RIO_E_NOMEM;
+            for (MPI_Count k = 0; k < n && !rc; k++) {
+                bases[k] = e->mine[a].v[first + k].mem;
+                lens[k] = e->mine[a].v[first + k].len;
+            }
+            if (!rc)
+                rc = post_runs(f, e->comm, c->req->write, ag, bases, lens, n);
+            free(bases);
+            free(lens);
+        }
+        if (rc) {
             free(meta);
-            return rc ? rc : RIO_E_NOMEM;
+            go_drain(e, rc);
+            if (f->nreq < f->cap)
+                MPI_Isend(DRAIN_META, 1, MPI_OFFSET, ag, TAG_META, e->comm, &f->req[f->nreq++]);
+            else
+                MPI_Send(DRAIN_META, 1, MPI_OFFSET, ag, TAG_META, e->comm);
+            continue;
         }
         f->bufs[f->nbufs++] = meta;
         for (MPI_Count k = 0; k < n; k++) {
             meta[2 * k] = e->mine[a].v[first + k].coord;
             meta[2 * k + 1] = e->mine[a].v[first + k].len;
+            if (data)
+                c->exchanged += meta[2 * k + 1];
         }
-        MPI_Isend(meta, (int)(2 * n), MPI_OFFSET, p->aggs[a], TAG_META, e->comm,
-                  &f->req[f->nreq++]);
-        if (n == 0 || (e->shm && e->node_rank[p->aggs[a]] >= 0))
-            continue; /* no data, or it goes through node-shared memory */
-        char **bases = rio__malloc(sizeof *bases * (size_t)n);
-        MPI_Offset *lens = rio__malloc(sizeof *lens * (size_t)n);
-        if (!bases || !lens) {
-            free(bases);
-            free(lens);
-            return RIO_E_NOMEM;
-        }
-        for (MPI_Count k = 0; k < n; k++) {
-            bases[k] = e->mine[a].v[first + k].mem;
-            lens[k] = e->mine[a].v[first + k].len;
-            c->exchanged += lens[k];
-        }
-        rc = post_runs(f, e->comm, c->req->write, p->aggs[a], bases, lens, n);
-        free(bases);
-        free(lens);
+        MPI_Isend(meta, (int)(2 * n), MPI_OFFSET, ag, TAG_META, e->comm, &f->req[f->nreq++]);
     }
-    return rc;
 }
 
 /* With shm: this rank's pieces of round r for the aggregators of its node
@@ -1017,6 +1083,7 @@ static int round_buffers(struct engine *e)
         span = RIO_MAX(span, p->dom[a].cend - p->dom[a].cbase);
     }
     size_t slot_bytes = (size_t)RIO_MIN(span, p->round_bytes);
+    e->slot_bytes = slot_bytes;
     size_t mine = rc ? 0 : (size_t)roles[c->rank] * slot_bytes;
     MPI_Win win;
     int want = c->req->hints->shm == RIO_ENABLE && !p->rmw && !rc;
@@ -1069,6 +1136,18 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     int brc = round_buffers(&e);
     if (!rc)
         rc = brc;
+    /* what the rounds' protocol needs, so that draining needs nothing:
+     * request slots for every message of a round (a requester's two per
+     * aggregator; an aggregator's one per rank and role) */
+    int roles = 0;
+    for (int a = 0; a < p->naggs; a++)
+        roles += p->aggs[a] == c->rank;
+    e.metas = rio__calloc((size_t)c->nprocs, sizeof *e.metas);
+    e.nmeta = rio__calloc((size_t)c->nprocs, sizeof *e.nmeta);
+    e.run = rio__malloc(sizeof *e.run * ((size_t)c->nprocs + 1));
+    if (!rc && (!e.metas || !e.nmeta || !e.run || inflight_reserve(&fr, 2 * p->naggs) ||
+                inflight_reserve(&fa, roles * c->nprocs)))
+        rc = RIO_E_NOMEM;
     /* A local failure before the rounds must not leave others waiting: the
      * outcome is agreed on here, and a failed setup skips the rounds on
      * every rank together. */
@@ -1080,35 +1159,31 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
         goto out;
     }
 
+    /* A rank with several roles (resonant's agent of more than one target)
+     * writes them in one list after the last role, so that storage serving
+     * targets in parallel (emu) gets them at once instead of one target
+     * after the other.  Not for timed agents (each write is a turn) nor
+     * read-modify-write rounds (their reads use the same batch). */
+    e.defer = c->req->write && roles > 1 && !p->prev_agent && !p->rmw;
+    /* A writer's data for other aggregators must be on its way before it
+     * turns to storage: a large message may move only while its sender is
+     * inside MPI, and two agents that each wait for the other's data and
+     * then write would take turns at storage instead of writing at once.
+     * Done once this rank's receives of the round are complete (one role,
+     * or after the last deferred one); not for timed agents, whose turns
+     * order the writes anyway. */
+    e.sends = c->req->write && roles == 1 && !p->prev_agent ? &fr : NULL;
     for (int r = 0; r < p->nrounds; r++) {
         double t0 = rio__now();
-        int lrc = request_round(&e, r, &fr);
+        request_round(&e, r, &fr);
         if (e.shm && c->req->write)
             shm_copies(&e, r);
         c->t_exchange += rio__now() - t0;
-        /* A rank with several roles (resonant's agent of more than one
-         * target) writes them in one list after the last role, so that
-         * storage serving targets in parallel (emu) gets them at once
-         * instead of one target after the other.  Not for timed agents
-         * (each write is a turn) nor read-modify-write rounds (their reads
-         * use the same batch). */
-        int roles = 0;
-        for (int a = 0; a < p->naggs; a++)
-            roles += p->aggs[a] == c->rank;
-        e.defer = c->req->write && roles > 1 && !p->prev_agent && !p->rmw;
-        /* A writer's data for other aggregators must be on its way before
-         * it turns to storage: a large message may move only while its
-         * sender is inside MPI, and two agents that each wait for the
-         * other's data and then write would take turns at storage instead
-         * of writing at once.  Done once this rank's receives of the round
-         * are complete (one role, or after the last deferred one); not
-         * for timed agents, whose turns order the writes anyway. */
-        e.sends = c->req->write && roles == 1 && !p->prev_agent ? &fr : NULL;
         e.batch.n = 0;
-        for (int a = 0; a < p->naggs && !lrc; a++)
+        for (int a = 0; a < p->naggs; a++)
             if (p->aggs[a] == c->rank)
-                lrc = aggregate_round(&e, a, r, &fa);
-        if (e.defer && !lrc && !e.err) {
+                aggregate_round(&e, a, r, &fa);
+        if (e.defer && !e.drain && !e.err) {
             inflight_finish(&fr);
             e.err = batch_flush(c->req->st, 1, &e.batch);
         }
@@ -1119,16 +1194,12 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
         inflight_finish(&fa);
         inflight_finish(&fr);
         c->t_exchange += rio__now() - t0;
-        if (lrc && !rc)
-            rc = lrc;
-        if (lrc) {
-            /* Memory ran out mid-round: the messages others expect from
-             * this rank may be missing, so stop here rather than hang. */
-            MPI_Abort(e.comm, MPI_ERR_NO_MEM);
-        }
     }
-    if (!rc)
-        rc = e.err;
+    rc = e.drain ? e.drain : e.err;
+    if (e.drain) {
+        MPI_Comm_set_errhandler(e.comm, e.errh);
+        MPI_Errhandler_free(&e.errh);
+    }
 out:
     inflight_free(&fr);
     inflight_free(&fa);
@@ -1141,6 +1212,9 @@ out:
     free(e.buf_of);
     free(e.sl_first);
     free(e.sl_n);
+    free(e.metas);
+    free(e.nmeta);
+    free(e.run);
     lookup_free(&e.lk);
     return rc;
 }

@@ -65,11 +65,11 @@ static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 
 int rio__coll_plan_alloc(struct rio_coll_plan *p, int naggs)
 {
-    p->naggs = naggs;
     p->aggs = rio__calloc((size_t)(naggs ? naggs : 1), sizeof *p->aggs);
     p->dom = rio__calloc((size_t)(naggs ? naggs : 1), sizeof *p->dom);
     if (!p->aggs || !p->dom)
-        return RIO_E_NOMEM;
+        return RIO_E_NOMEM; /* naggs stays 0: nothing to walk */
+    p->naggs = naggs;
     for (int a = 0; a < naggs; a++)
         p->dom[a].node = -1;
     return 0;

@@ -11,9 +11,9 @@
 
 static atomic_long fail_countdown;
 
-void rio__malloc_fail_at(long n)
+long rio__malloc_fail_at(long n)
 {
-    atomic_store(&fail_countdown, n);
+    return atomic_exchange(&fail_countdown, n);
 }
 
 static int should_fail(void)

@@ -79,8 +79,10 @@ char *rio__strdup(const char *s);
 /** Copy s into dst of n bytes, cut short if needed; what snprintf "%s"
  *  does without its formatting cost (calls on every data access use it). */
 void rio__strcpy(char *dst, size_t n, const char *s);
-/** Make the n-th allocation from now fail (n >= 1); 0 turns it off. */
-void rio__malloc_fail_at(long n);
+/** Make the n-th allocation from now fail (n >= 1); 0 turns it off.
+ *  Returns how many allocations the previous setting still had to go
+ *  (0: it fired, or none was set). */
+long rio__malloc_fail_at(long n);
 
 /* ---- hints -------------------------------------------------------------
  * Values in effect for one open file.  Parsed from the info object and the

@@ -234,10 +234,13 @@ int rio__file_agree(MPI_Comm comm, int err)
     int rank, nprocs;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    int mine = err ? rank : nprocs, first = nprocs;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == nprocs)
+    /* the lowest rank with a cause of its own; only if there is none, the
+     * lowest that saw another rank fail */
+    int mine = !err ? 2 * nprocs : err == RIO_E_REMOTE ? nprocs + rank : rank, key = 0;
+    MPI_Allreduce(&mine, &key, 1, MPI_INT, MPI_MIN, comm);
+    if (key == 2 * nprocs)
         return 0;
+    int first = key % nprocs;
     struct agreed a;
     memset(&a, 0, sizeof a);
     if (rank == first) {

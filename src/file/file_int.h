@@ -77,7 +77,8 @@ int rio__file_return_name(int err, const char *op, const char *name);
 void rio__file_errh_init(rio_file *fh);
 
 /** Collective over fh->comm: every rank returns the error of the lowest
- *  rank that failed (with its detail), or 0. */
+ *  rank that failed for a cause of its own (with its detail), else of the
+ *  lowest that saw another rank fail (RIO_E_REMOTE), or 0. */
 int rio__file_agree(MPI_Comm comm, int err);
 
 /* ---- hints (hints.c) --------------------------------------------------- */

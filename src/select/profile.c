@@ -232,8 +232,17 @@ int rio__select_profile_load(struct rio_select *s, MPI_Comm comm)
     MPI_Bcast(text, (int)len, MPI_CHAR, 0, comm);
     text[len] = '\0';
     const char *why;
-    parse(s, text, &why); /* checked on rank 0 already */
+    /* checked on rank 0 already: what can fail now is memory, and every
+     * rank must hold the same decisions */
+    ok = parse(s, text, &why) == 0;
     free(text);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        free(s->prof);
+        s->prof = NULL;
+        s->nprof = 0;
+        return ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+    }
     return 0;
 }
 

@@ -60,20 +60,20 @@ int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *sto
                        struct rio_select **out)
 {
     struct rio_select *s = rio__calloc(1, sizeof *s);
+    const char *path = h->profile ? h->profile : getenv("RESONIO_PROFILE");
     *out = NULL;
-    if (!s)
-        return RIO_E_NOMEM;
+    if (s && path && *path)
+        s->profile_path = rio__strdup(path);
+    /* agreed before the loads' collectives, which every rank must take */
+    int ok = s && (!path || !*path || s->profile_path), all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        rio__select_free(s);
+        return ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+    }
     MPI_Comm_rank(comm, &s->rank);
     rio__select_configure(s, h);
     snprintf(s->storage, sizeof s->storage, "%s", storage);
-    const char *path = h->profile ? h->profile : getenv("RESONIO_PROFILE");
-    if (path && *path) {
-        s->profile_path = rio__strdup(path);
-        if (!s->profile_path) {
-            free(s);
-            return RIO_E_NOMEM;
-        }
-    }
     int rc = rio__select_profile_load(s, comm);
     if (!rc)
         rc = rio__select_memory_load(s, comm, h->select_reuse != RIO_DISABLE);

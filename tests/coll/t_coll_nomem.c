@@ -1,0 +1,245 @@
+/*
+ * t_coll_nomem.c — an allocation that fails on one rank inside a
+ * collective call, one strategy per run (-strategy ...).
+ *
+ * rio__malloc_fail_at(N) makes the N-th of resonio's own allocations from
+ * now fail, on the rank that calls it (the victim).  For N = 1, 2, ...
+ * until the victim's call needs fewer than N allocations, the victim arms
+ * it just before one collective call and the others do not:
+ *
+ *   open      rio_file_open of a new file;
+ *   write     rio_file_write_at_all through an interleaved view with holes;
+ *   read      rio_file_read_at_all of the file the clean write left.
+ *
+ * Every rank must return, with the same outcome: success, or an error of
+ * class MPI_ERR_NO_MEM whose message names the operation and the file (the
+ * victim's cause is what every rank reports, not "failed on another
+ * rank").  Nothing may hang (SIGALRM watchdog).  After a failed write or
+ * read, the same call on the same handle without a failure must succeed
+ * and move the right bytes: the file is checked with POSIX reads, the read
+ * buffer byte by byte.  Every rank takes its turn as the victim.
+ *
+ * -factor N sets the stripe count (default 4; 1 with 8 ranks gives
+ * resonant timed agents, several per target); -shm turns resonio_shm on
+ * (node-local data through shared round buffers), given as "-shm 1".
+ */
+#include "ctest_util.h"
+
+#include "common/common.h"
+
+#include <signal.h>
+
+#define UNIT 4096
+#define BS 1000
+#define PITCH 1200
+#define NB 12
+#define CB "16384"
+#define MAXN 400
+
+static const char *strategy;
+static char path[4096];
+static int victim, factor_n = 4;
+static const char *shm = "disable";
+
+static long long off_of(long long i)
+{
+    return ((i / BS) * rt_nprocs + rt_rank) * PITCH + i % BS;
+}
+
+static long long span(void)
+{
+    return (long long)NB * rt_nprocs * PITCH;
+}
+
+/* Arm the failure on the victim before a call; after it, disarm and
+ * tell whether the victim's call reached the N-th allocation (agreed). */
+static void arm(long n)
+{
+    rio__malloc_fail_at(rt_rank == victim ? n : 0);
+}
+
+static int reached(void)
+{
+    int mine = rio__malloc_fail_at(0) <= 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return all;
+}
+
+/* The call's outcome on every rank: 0 success everywhere, 1 failure
+ * everywhere with class MPI_ERR_NO_MEM; -1 (an error counted) otherwise. */
+static int outcome(int code, const char *op, long n)
+{
+    int f = code != MPI_SUCCESS, nf = 0;
+    MPI_Allreduce(&f, &nf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (nf != 0 && nf != rt_nprocs) {
+        CHECK(rt_rank != 0, "[%s] %s, victim %d, n=%ld: failed on %d of %d ranks", strategy, op,
+              victim, n, nf, rt_nprocs);
+        return -1;
+    }
+    if (f && !RT_ERR(code, MPI_ERR_NO_MEM, op, path))
+        CHECK(0, "[%s] %s, victim %d, n=%ld: the error above", strategy, op, victim, n);
+    return nf ? 1 : 0;
+}
+
+static int open_only(int amode, rio_file **fh)
+{
+    char unit[16], factor[16];
+    snprintf(unit, sizeof unit, "%d", UNIT);
+    snprintf(factor, sizeof factor, "%d", factor_n);
+    MPI_Info info = rt_info("resonio_strategy", strategy, "striping_unit", unit,
+                            "striping_factor", factor, "cb_buffer_size", CB, "resonio_shm", shm,
+                            NULL);
+    *fh = RIO_FILE_NULL;
+    int rc = rio_file_open(MPI_COMM_WORLD, path, amode, info, fh);
+    MPI_Info_free(&info);
+    return rc;
+}
+
+/* Open with the interleaved view; 1 on success. */
+static int open_view(int amode, rio_file **fh)
+{
+    if (!RT_OK(open_only(amode, fh)))
+        return 0;
+    MPI_Datatype c, ft;
+    MPI_Type_contiguous(BS, MPI_BYTE, &c);
+    MPI_Type_create_resized(c, 0, (MPI_Aint)rt_nprocs * PITCH, &ft);
+    MPI_Type_commit(&ft);
+    MPI_Type_free(&c);
+    int ok = RT_OK(rio_file_set_view(*fh, (MPI_Offset)rt_rank * PITCH, MPI_BYTE, ft, "native",
+                                     MPI_INFO_NULL));
+    MPI_Type_free(&ft);
+    if (!ok)
+        rio_file_close(fh);
+    return ok;
+}
+
+/* The rank's bytes: in buf (a read) or in the file (POSIX). */
+static void verify(const unsigned char *buf, const char *what, long n)
+{
+    long long len = 0;
+    unsigned char *file = NULL;
+    if (!buf) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        file = RT_SLURP(path, &len);
+        if (!file)
+            return;
+    }
+    for (long long i = 0; i < (long long)NB * BS; i++) {
+        long long o = off_of(i);
+        int got = buf ? buf[i] : (o < len ? file[o] : -1);
+        if (got != pat(rt_rank, o)) {
+            CHECK(0, "[%s] %s, victim %d, n=%ld: %s byte %lld (file offset %lld) is %d, "
+                     "expected %d", strategy, what, victim, n, buf ? "read" : "file", i, o, got,
+                  pat(rt_rank, o));
+            break;
+        }
+    }
+    free(file);
+    if (!buf)
+        MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Holes hold 0xEE: written before every trial, so stale bytes show. */
+static void prefill(void)
+{
+    if (rt_rank == 0) {
+        unsigned char *f = malloc((size_t)span());
+        memset(f, 0xEE, (size_t)span());
+        CHECK(rt_pwrite_file(path, f, (size_t)span(), 0, 1) == 0, "cannot write %s", path);
+        free(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Sweep open: returns the number of failing N. */
+static int sweep_open(void)
+{
+    int k = 0;
+    for (long n = 1; n <= MAXN; n++) {
+        ct_unlink_all(path);
+        rio_file *fh;
+        arm(n);
+        int code = open_only(MPI_MODE_CREATE | MPI_MODE_RDWR, &fh);
+        int done = reached() == 0;
+        int o = outcome(code, "MPI_File_open", n);
+        if (code == MPI_SUCCESS)
+            RT_OK(rio_file_close(&fh));
+        if (o < 0)
+            return k;
+        k += o;
+        if (done)
+            return k;
+    }
+    CHECK(rt_rank != 0, "[%s] open: still allocating at n=%d", strategy, MAXN);
+    return k;
+}
+
+/* Sweep one data call (write 1, read 0): returns the number of failing N. */
+static int sweep_data(int write)
+{
+    const char *op = write ? "MPI_File_write_at_all" : "MPI_File_read_at_all";
+    unsigned char *buf = malloc((size_t)NB * BS);
+    int k = 0;
+    long n;
+    for (n = 1; n <= MAXN; n++) {
+        rio_file *fh;
+        MPI_Status st;
+        if (write) {
+            for (long long i = 0; i < (long long)NB * BS; i++)
+                buf[i] = pat(rt_rank, off_of(i));
+            prefill();
+        }
+        if (!open_view(write ? MPI_MODE_RDWR : MPI_MODE_RDONLY, &fh))
+            break;
+        if (!write)
+            memset(buf, 0, (size_t)NB * BS);
+        arm(n);
+        int code = write ? rio_file_write_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st)
+                         : rio_file_read_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st);
+        int done = reached() == 0;
+        int o = outcome(code, op, n);
+        if (o == 1) { /* the same call again, nothing armed */
+            k++;
+            code = write ? rio_file_write_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st)
+                         : rio_file_read_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st);
+            CHECK(code == MPI_SUCCESS, "[%s] %s, victim %d, n=%ld: the repeated call failed",
+                  strategy, op, victim, n);
+        }
+        if (o >= 0)
+            verify(write ? NULL : buf, o ? "repeated" : "first", n);
+        RT_OK(rio_file_close(&fh));
+        if (o < 0 || done)
+            break;
+    }
+    CHECK(rt_rank != 0 || n <= MAXN, "[%s] %s: still allocating at n=%d", strategy, op, MAXN);
+    free(buf);
+    return k;
+}
+
+int main(int argc, char **argv)
+{
+    rt_init(&argc, &argv);
+    signal(SIGALRM, ct_watchdog);
+    strategy = ct_strategy_arg();
+    if (rt_arg("-factor"))
+        factor_n = atoi(rt_arg("-factor"));
+    if (rt_arg("-shm"))
+        shm = "enable";
+    CHECK(factor_n >= 1 && factor_n <= 64, "-factor %d: 1 to 64", factor_n);
+    rt_path(path, sizeof path, "nomem");
+    for (victim = 0; victim < rt_nprocs; victim++) {
+        alarm(120);
+        int ko = sweep_open();
+        int kw = sweep_data(1);
+        int kr = sweep_data(0); /* the file holds the last clean write */
+        /* each call allocates on every rank: the sweep must have failed it */
+        CHECK(rt_rank != 0 || (ko > 0 && kw > 0 && kr > 0),
+              "[%s] victim %d: failures open %d, write %d, read %d; each should be > 0",
+              strategy, victim, ko, kw, kr);
+        if (rt_rank == 0)
+            printf("victim %d: open failed %d times, write %d, read %d\n", victim, ko, kw, kr);
+    }
+    alarm(0);
+    ct_unlink_all(path);
+    return rt_finish();
+}
