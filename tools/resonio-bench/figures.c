@@ -689,6 +689,14 @@ static int verdict_matrix(FILE *f, int g, const char *mpi, const long long *xs, 
         fprintf(f, "\nVerdict: not measured (no matrix run with target_first and node_first).\n");
         return 0;
     }
+    if (!multi) { /* the papers' contrast needs several nodes: no verdict either way */
+        fprintf(f, "\nVerdict: **none** — every matrix run here is on a single (virtual) node, "
+                   "where core-first is one aggregator like disk-first's; the contrast needs "
+                   "several nodes (the 4-rank run of `--suite emu`, under Open MPI, has two). "
+                   "Measured, read: %s.\n\nWrite: %s.\n%s%s\n",
+                text[1], text[0], text[2][0] ? "\nNote:" : "", text[2]);
+        return 0;
+    }
     fprintf(f, "\nVerdict (read): %s — %s.\n\nWrite: %s.\n%s%s\n",
             all ? "**direction reproduced**" : "**direction not reproduced**", text[1], text[0],
             text[2][0] ? "\nNote:" : "", text[2]);
