@@ -72,8 +72,8 @@ MPI_Comm rio__coll_comm(const struct rio_coll_ctx *ctx)
 char *rio__coll_buffer(struct rio_coll_ctx *ctx, size_t len)
 {
     if (ctx->cbuf_len < len) {
-        free(ctx->cbuf);
-        ctx->cbuf = rio__malloc(len);
+        rio__pool_free(ctx->cbuf);
+        ctx->cbuf = rio__pool_alloc(len);
         ctx->cbuf_len = ctx->cbuf ? len : 0;
     }
     return ctx->cbuf;
@@ -201,8 +201,8 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
     free(ctx->node_real);
     free(ctx->node_virt);
     free(ctx->names);
-    free(ctx->cbuf);
-    free(ctx->pack);
+    rio__pool_free(ctx->cbuf);
+    rio__pool_free(ctx->pack);
     free(ctx->trace.off);
     free(ctx->trace.len);
     free(ctx->trace.t);
@@ -239,8 +239,8 @@ static int pack_request(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
         return 0;
     size_t n = (size_t)q->nbytes;
     if (ctx->pack_len < n) {
-        free(ctx->pack);
-        ctx->pack = rio__malloc(n);
+        rio__pool_free(ctx->pack);
+        ctx->pack = rio__pool_alloc(n);
         ctx->pack_len = ctx->pack ? n : 0;
         if (!ctx->pack)
             return 0;
@@ -270,7 +270,7 @@ static int add_pair(struct rio_coll_call *c, MPI_Count *cap, MPI_Offset foff, MP
     }
     if (c->npairs == *cap) {
         MPI_Count n = *cap ? 2 * *cap : 64;
-        struct rio_coll_pair *v = rio__realloc(c->pairs, sizeof *v * (size_t)n);
+        struct rio_coll_pair *v = rio__pool_realloc(c->pairs, sizeof *v * (size_t)n);
         if (!v)
             return RIO_E_NOMEM;
         c->pairs = v;
@@ -1023,7 +1023,7 @@ out:
     ctx->last_unit = c.layout.unit;
     count_strategy(ctx, s->name);
     rio__coll_plan_free(&plan);
-    free(c.pairs);
+    rio__pool_free(c.pairs);
     free(c.sum);
     free(c.tbytes);
     if (is_packed) {
@@ -1032,7 +1032,7 @@ out:
             rc = RIO_E_NOMEM;
         rio__dtype_put(bytes);
         if (ctx->pack_len > PACK_KEEP) {
-            free(ctx->pack);
+            rio__pool_free(ctx->pack);
             ctx->pack = NULL;
             ctx->pack_len = 0;
         }

@@ -268,7 +268,7 @@ static int plist_add(struct plist *l, MPI_Offset coord, MPI_Offset len, char *me
     }
     if (l->n == l->cap) {
         MPI_Count cap = l->cap ? 2 * l->cap : 64;
-        struct piece *v = rio__realloc(l->v, sizeof *v * (size_t)cap);
+        struct piece *v = rio__pool_realloc(l->v, sizeof *v * (size_t)cap);
         if (!v)
             return RIO_E_NOMEM;
         l->v = v;
@@ -336,8 +336,8 @@ static int make_msg(char *const *base, const MPI_Offset *len, MPI_Count n, struc
     }
     if (n > INT_MAX)
         return RIO_E_OVERFLOW;
-    int *bl = rio__malloc(sizeof(int) * (size_t)n);
-    MPI_Aint *dp = rio__malloc(sizeof(MPI_Aint) * (size_t)n);
+    int *bl = rio__pool_alloc(sizeof(int) * (size_t)n);
+    MPI_Aint *dp = rio__pool_alloc(sizeof(MPI_Aint) * (size_t)n);
     int rc = 0;
     if (!bl || !dp) {
         rc = RIO_E_NOMEM;
@@ -359,8 +359,8 @@ static int make_msg(char *const *base, const MPI_Offset *len, MPI_Count n, struc
     m->addr = MPI_BOTTOM;
     m->count = 1;
 out:
-    free(bl);
-    free(dp);
+    rio__pool_free(bl);
+    rio__pool_free(dp);
     return rc;
 }
 
@@ -417,15 +417,15 @@ static void inflight_finish(struct inflight *f)
             memcpy(u->base[k], s, (size_t)u->len[k]);
             s += u->len[k];
         }
-        free(u->buf);
-        free(u->base);
-        free(u->len);
+        rio__pool_free(u->buf);
+        rio__pool_free(u->base);
+        rio__pool_free(u->len);
     }
     f->njobs = 0;
     for (int i = 0; i < f->ntypes; i++)
         MPI_Type_free(&f->types[i]);
     for (int i = 0; i < f->nbufs; i++)
-        free(f->bufs[i]);
+        rio__pool_free(f->bufs[i]);
     f->nreq = f->ntypes = f->nbufs = 0;
 }
 
@@ -456,7 +456,7 @@ static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
         tot += len[k];
     if (n < 2 || tot / n > PACK_RUN || tot > INT_MAX)
         return 0;
-    char *buf = rio__malloc((size_t)(tot ? tot : 1));
+    char *buf = rio__pool_alloc((size_t)(tot ? tot : 1));
     if (!buf)
         return RIO_E_NOMEM;
     if (send) {
@@ -472,19 +472,19 @@ static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
             int cap = f->capjobs ? 2 * f->capjobs : 16;
             struct unpack_job *v = rio__realloc(f->jobs, sizeof *v * (size_t)cap);
             if (!v) {
-                free(buf);
+                rio__pool_free(buf);
                 return RIO_E_NOMEM;
             }
             f->jobs = v;
             f->capjobs = cap;
         }
         struct unpack_job *u = &f->jobs[f->njobs];
-        u->base = rio__malloc(sizeof *u->base * (size_t)n);
-        u->len = rio__malloc(sizeof *u->len * (size_t)n);
+        u->base = rio__pool_alloc(sizeof *u->base * (size_t)n);
+        u->len = rio__pool_alloc(sizeof *u->len * (size_t)n);
         if (!u->base || !u->len) {
-            free(u->base);
-            free(u->len);
-            free(buf);
+            rio__pool_free(u->base);
+            rio__pool_free(u->len);
+            rio__pool_free(buf);
             return RIO_E_NOMEM;
         }
         memcpy(u->base, base, sizeof *u->base * (size_t)n);
@@ -636,7 +636,7 @@ static void sort_pieces(struct engine *e, MPI_Count *run, int nrun)
                 break;
             }
     if (sorted && nrun > 1)
-        tmp = rio__malloc(sizeof *tmp * (size_t)e->nrp);
+        tmp = rio__pool_alloc(sizeof *tmp * (size_t)e->nrp);
     if (!tmp) {
         if (!sorted || nrun > 1)
             qsort(v, (size_t)e->nrp, sizeof *v, cmp_rpiece);
@@ -660,14 +660,14 @@ static void sort_pieces(struct engine *e, MPI_Count *run, int nrun)
     }
     if (src != v)
         memcpy(v, src, sizeof *v * (size_t)e->nrp);
-    free(tmp);
+    rio__pool_free(tmp);
 }
 
 static int rp_add(struct engine *e, MPI_Offset coord, MPI_Offset len, int rank, MPI_Count idx)
 {
     if (e->nrp == e->caprp) {
         MPI_Count cap = e->caprp ? 2 * e->caprp : 256;
-        struct rpiece *v = rio__realloc(e->rp, sizeof *v * (size_t)cap);
+        struct rpiece *v = rio__pool_realloc(e->rp, sizeof *v * (size_t)cap);
         if (!v)
             return RIO_E_NOMEM;
         e->rp = v;
@@ -814,7 +814,7 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         MPI_Get_count(&s, MPI_OFFSET, &cnt);
         nmeta[i] = cnt % 2 ? 0 : cnt / 2; /* odd: i drains and sends no data */
         if (!e->drain) {
-            metas[i] = rio__malloc(sizeof(MPI_Offset) * (size_t)(cnt ? cnt : 1));
+            metas[i] = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(cnt ? cnt : 1));
             if (!metas[i])
                 go_drain(e, RIO_E_NOMEM);
         }
@@ -831,8 +831,8 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     if (!e->drain) {
         if (e->nrp > 1) /* an empty round has no array at all */
             sort_pieces(e, run, nrun);
-        lo = rio__malloc(sizeof *lo * (size_t)(e->nrp + 1));
-        hi = rio__malloc(sizeof *hi * (size_t)(e->nrp + 1));
+        lo = rio__pool_alloc(sizeof *lo * (size_t)(e->nrp + 1));
+        hi = rio__pool_alloc(sizeof *hi * (size_t)(e->nrp + 1));
         if (!lo || !hi)
             go_drain(e, RIO_E_NOMEM);
         else
@@ -859,8 +859,8 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     char **bases = NULL;
     MPI_Offset *lens = NULL;
     if (e->nrp > 0 && !e->drain) {
-        bases = rio__malloc(sizeof *bases * (size_t)e->nrp);
-        lens = rio__malloc(sizeof *lens * (size_t)e->nrp);
+        bases = rio__pool_alloc(sizeof *bases * (size_t)e->nrp);
+        lens = rio__pool_alloc(sizeof *lens * (size_t)e->nrp);
         if (!bases || !lens)
             go_drain(e, RIO_E_NOMEM);
     }
@@ -909,7 +909,7 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
             if (tot > INT_MAX)
                 go_drain(e, RIO_E_OVERFLOW);
             if (!e->drain) {
-                stage[i] = rio__malloc((size_t)tot);
+                stage[i] = rio__pool_alloc((size_t)tot);
                 if (!stage[i])
                     go_drain(e, RIO_E_NOMEM);
             }
@@ -937,12 +937,12 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
                     c->copies += len;
                 }
             }
-            free(stage[i]);
+            rio__pool_free(stage[i]);
         }
         free(stage);
     }
-    free(bases);
-    free(lens);
+    rio__pool_free(bases);
+    rio__pool_free(lens);
     c->t_exchange += rio__now() - t0;
 
     /* Timed agents: wait for the turn, write, pass the turn on.  Member 0
@@ -971,9 +971,9 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
                 (p->dom[b].member != 0 || r + 1 < p->nrounds))
                 MPI_Send(NULL, 0, MPI_BYTE, p->aggs[b], TAG_TOKEN, e->comm);
     for (int i = 0; i < c->nprocs; i++)
-        free(metas[i]);
-    free(lo);
-    free(hi);
+        rio__pool_free(metas[i]);
+    rio__pool_free(lo);
+    rio__pool_free(hi);
 }
 
 /* This rank as a requester in round r: metadata and data to (or from)
@@ -996,12 +996,12 @@ static void request_round(struct engine *e, int r, struct inflight *f)
         MPI_Offset *meta = NULL;
         int rc = e->drain ? e->drain : inflight_reserve(f, 2); /* slots made before the rounds */
         if (!rc) {
-            meta = rio__malloc(sizeof(MPI_Offset) * (size_t)(2 * n + 1));
+            meta = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(2 * n + 1));
             rc = meta ? 0 : RIO_E_NOMEM;
         }
         if (!rc && data) {
-            char **bases = rio__malloc(sizeof *bases * (size_t)n);
-            MPI_Offset *lens = rio__malloc(sizeof *lens * (size_t)n);
+            char **bases = rio__pool_alloc(sizeof *bases * (size_t)n);
+            MPI_Offset *lens = rio__pool_alloc(sizeof *lens * (size_t)n);
             rc = bases && lens ? 0 : RIO_E_NOMEM;
             for (MPI_Count k = 0; k < n && !rc; k++) {
                 bases[k] = e->mine[a].v[first + k].mem;
@@ -1009,11 +1009,11 @@ static void request_round(struct engine *e, int r, struct inflight *f)
             }
             if (!rc)
                 rc = post_runs(f, e->comm, c->req->write, ag, bases, lens, n);
-            free(bases);
-            free(lens);
+            rio__pool_free(bases);
+            rio__pool_free(lens);
         }
         if (rc) {
-            free(meta);
+            rio__pool_free(meta);
             go_drain(e, rc);
             if (f->nreq < f->cap)
                 MPI_Isend(DRAIN_META, 1, MPI_OFFSET, ag, TAG_META, e->comm, &f->req[f->nreq++]);
@@ -1206,9 +1206,9 @@ out:
     c->copies += fr.copies + fa.copies;
     if (e.mine)
         for (int a = 0; a < p->naggs; a++)
-            free(e.mine[a].v);
+            rio__pool_free(e.mine[a].v);
     free(e.mine);
-    free(e.rp);
+    rio__pool_free(e.rp);
     free(e.buf_of);
     free(e.sl_first);
     free(e.sl_n);

@@ -79,6 +79,16 @@ char *rio__strdup(const char *s);
 /** Copy s into dst of n bytes, cut short if needed; what snprintf "%s"
  *  does without its formatting cost (calls on every data access use it). */
 void rio__strcpy(char *dst, size_t n, const char *s);
+/** Large blocks kept for reuse (alloc.c): at least n bytes, not zeroed;
+ *  NULL when out of memory.  A block from rio__pool_alloc or
+ *  rio__pool_realloc is released with rio__pool_free only, never free(). */
+void *rio__pool_alloc(size_t n);
+/** Grow p (NULL: a new block) to at least n bytes, keeping its contents;
+ *  on failure p is untouched and NULL is returned. */
+void *rio__pool_realloc(void *p, size_t n);
+void rio__pool_free(void *p);
+/** What the pool holds now: bytes and blocks (for tests and statistics). */
+void rio__pool_held(size_t *bytes, int *blocks);
 /** Make the n-th allocation from now fail (n >= 1); 0 turns it off.
  *  Returns how many allocations the previous setting still had to go
  *  (0: it fired, or none was set). */

@@ -99,7 +99,7 @@ int rio__store_close(struct rio_store *st)
         st->ops = NULL;
     }
     st->priv = NULL;
-    free(st->scratch);
+    rio__pool_free(st->scratch);
     st->scratch = NULL;
     st->scratch_len = 0;
     return rc;
@@ -120,10 +120,10 @@ void *rio__store_scratch_get(struct rio_store *st, size_t len)
 {
     int expect = 0;
     if (!atomic_compare_exchange_strong(&st->scratch_busy, &expect, 1))
-        return rio__malloc(len);
+        return rio__pool_alloc(len);
     if (st->scratch_len < len) {
-        free(st->scratch);
-        st->scratch = rio__malloc(len);
+        rio__pool_free(st->scratch);
+        st->scratch = rio__pool_alloc(len);
         st->scratch_len = st->scratch ? len : 0;
         if (!st->scratch) {
             atomic_store(&st->scratch_busy, 0);
@@ -138,11 +138,11 @@ void rio__store_scratch_put(struct rio_store *st, void *p)
     if (!p)
         return;
     if (p != st->scratch) {
-        free(p);
+        rio__pool_free(p);
         return;
     }
     if (st->scratch_len > SCRATCH_KEEP) {
-        free(st->scratch);
+        rio__pool_free(st->scratch);
         st->scratch = NULL;
         st->scratch_len = 0;
     }
