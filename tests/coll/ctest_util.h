@@ -325,6 +325,92 @@ static inline int ct_first_unordered_target(const struct rio_coll_info *in)
     return -1;
 }
 
+/* ---- the error tests' access ---------------------------------------------------------
+ * Each rank's CT_IL_NB blocks of CT_IL_BS bytes, interleaved with the other
+ * ranks' and with holes: block k of rank i at (k * P + i) * CT_IL_PITCH,
+ * through a view (ct_il_view).  Before a write the whole span holds 0xEE
+ * (ct_il_prefill), so stale bytes show. */
+#define CT_IL_BS 1000
+#define CT_IL_PITCH 1200
+#define CT_IL_NB 12
+#define CT_IL_BYTES ((long long)CT_IL_NB * CT_IL_BS) /* one rank's bytes */
+
+/** File offset of byte i of this rank's data. */
+static inline long long ct_il_off(long long i)
+{
+    return ((i / CT_IL_BS) * rt_nprocs + rt_rank) * CT_IL_PITCH + i % CT_IL_BS;
+}
+
+static inline long long ct_il_span(void)
+{
+    return (long long)CT_IL_NB * rt_nprocs * CT_IL_PITCH;
+}
+
+/** This rank's data: pat() of each byte's file offset. */
+static inline unsigned char *ct_il_data(void)
+{
+    unsigned char *buf = malloc((size_t)CT_IL_BYTES);
+    for (long long i = 0; buf && i < CT_IL_BYTES; i++)
+        buf[i] = pat(rt_rank, ct_il_off(i));
+    return buf;
+}
+
+/** 0xEE over the whole span of path (rank 0), then a barrier. */
+static inline void ct_il_prefill(const char *path)
+{
+    if (rt_rank == 0) {
+        unsigned char *f = malloc((size_t)ct_il_span());
+        memset(f, 0xEE, (size_t)ct_il_span());
+        CHECK(rt_pwrite_file(path, f, (size_t)ct_il_span(), 0, 1) == 0, "cannot write %s", path);
+        free(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/** Set this rank's view of the access on fh; returns the MPI code. */
+static inline int ct_il_view(rio_file *fh)
+{
+    MPI_Datatype c, ft;
+    MPI_Type_contiguous(CT_IL_BS, MPI_BYTE, &c);
+    MPI_Type_create_resized(c, 0, (MPI_Aint)rt_nprocs * CT_IL_PITCH, &ft);
+    MPI_Type_commit(&ft);
+    MPI_Type_free(&c);
+    int rc = rio_file_set_view(fh, (MPI_Offset)rt_rank * CT_IL_PITCH, MPI_BYTE, ft, "native",
+                               MPI_INFO_NULL);
+    MPI_Type_free(&ft);
+    return rc;
+}
+
+/**
+ * The first of this rank's bytes that is wrong: in buf (a read) or, with
+ * buf NULL, in the file at path, read with POSIX between two barriers
+ * (collective then).  Returns its index, or -1 when every byte is right;
+ * *got is the value found (-1: past the end of the file), *off its offset.
+ */
+static inline long long ct_il_check(const char *path, const unsigned char *buf, int *got,
+                                    long long *off)
+{
+    long long len = 0, bad = -1;
+    unsigned char *file = NULL;
+    if (!buf) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        file = RT_SLURP(path, &len);
+    }
+    for (long long i = 0; (buf || file) && i < CT_IL_BYTES && bad < 0; i++) {
+        long long o = ct_il_off(i);
+        int v = buf ? buf[i] : (o < len ? file[o] : -1);
+        if (v != pat(rt_rank, o)) {
+            bad = i;
+            *got = v;
+            *off = o;
+        }
+    }
+    free(file);
+    if (!buf) /* before anyone rewrites the file */
+        MPI_Barrier(MPI_COMM_WORLD);
+    return bad;
+}
+
 /* ---- misc ------------------------------------------------------------------------------ */
 
 static inline void ct_watchdog(int sig)

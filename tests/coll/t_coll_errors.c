@@ -8,8 +8,8 @@
  * fault; the standard's collective calls must still return the error on
  * every rank, and nothing may hang (SIGALRM watchdog: "watchdog: hang").
  *
- * The access: each rank writes BS-byte blocks interleaved with the others'
- * and with holes (block k*P+i every PITCH bytes), through a view, with
+ * The access: each rank writes CT_IL_BS-byte blocks interleaved with the
+ * others' and with holes (ctest_util.h, ct_il_*), through a view, with
  * rio_file_write_at_all, over a layout of 4 targets of 4096 bytes and
  * cb_buffer_size 16 KiB (several rounds).  The victim is one aggregator of
  * the strategy (the last in rio_coll_last's aggs of a clean run), or the
@@ -35,39 +35,12 @@
 
 #define UNIT 4096
 #define FACTOR 4
-#define BS 1000
-#define PITCH 1200
-#define NB 12
 #define CB "16384"
 #define MAXN 64
 
 static const char *strategy;
 static char path[4096], fpath[4200];
 static int victim = -1;
-
-/* File offset of byte i of this rank's data. */
-static long long off_of(long long i)
-{
-    return ((i / BS) * rt_nprocs + rt_rank) * PITCH + i % BS;
-}
-
-static long long span(void)
-{
-    return (long long)NB * rt_nprocs * PITCH;
-}
-
-/* Filler everywhere first, so that read-modify-write has something to
- * read and stale bytes show. */
-static void prefill(void)
-{
-    if (rt_rank == 0) {
-        unsigned char *f = malloc((size_t)span());
-        memset(f, 0xEE, (size_t)span());
-        CHECK(rt_pwrite_file(path, f, (size_t)span(), 0, 1) == 0, "cannot write %s", path);
-        free(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-}
 
 static rio_file *open_spec(const char *spec, int all, int amode)
 {
@@ -83,40 +56,17 @@ static rio_file *open_spec(const char *spec, int all, int amode)
     MPI_Info_free(&info);
     if (!RT_OK(rc))
         return RIO_FILE_NULL;
-    MPI_Datatype c, ft;
-    MPI_Type_contiguous(BS, MPI_BYTE, &c);
-    MPI_Type_create_resized(c, 0, (MPI_Aint)rt_nprocs * PITCH, &ft);
-    MPI_Type_commit(&ft);
-    MPI_Type_free(&c);
-    RT_OK(rio_file_set_view(fh, (MPI_Offset)rt_rank * PITCH, MPI_BYTE, ft, "native",
-                            MPI_INFO_NULL));
-    MPI_Type_free(&ft);
+    RT_OK(ct_il_view(fh));
     return fh;
 }
 
 /* The rank's bytes: in the file (POSIX) or in buf (a read). */
 static void verify(const unsigned char *buf, const char *what)
 {
-    long long len = 0;
-    unsigned char *file = NULL;
-    if (!buf) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        file = RT_SLURP(path, &len);
-        if (!file)
-            return;
-    }
-    for (long long i = 0; i < (long long)NB * BS; i++) {
-        long long o = off_of(i);
-        int got = buf ? buf[i] : (o < len ? file[o] : -1);
-        if (got != pat(rt_rank, o)) {
-            CHECK(0, "[%s] %s: %s byte %lld (file offset %lld) is %d, expected %d", strategy,
-                  what, buf ? "read" : "file", i, o, got, pat(rt_rank, o));
-            break;
-        }
-    }
-    free(file);
-    if (!buf) /* before anyone rewrites the file */
-        MPI_Barrier(MPI_COMM_WORLD);
+    int got = 0;
+    long long o = 0, i = ct_il_check(path, buf, &got, &o);
+    CHECK(i < 0, "[%s] %s: %s byte %lld (file offset %lld) is %d, expected %d", strategy, what,
+          buf ? "read" : "file", i, o, got, pat(rt_rank, o));
 }
 
 /* Number of ranks whose code is an error; all ranks must agree. */
@@ -148,16 +98,14 @@ static int write_trial(const char *spec, int all, int cls, int expect, int expec
     char what[192];
     MPI_Status st;
     snprintf(what, sizeof what, "write with %s%s", spec, all ? " on every rank" : "");
-    unsigned char *buf = malloc((size_t)NB * BS);
-    for (long long i = 0; i < (long long)NB * BS; i++)
-        buf[i] = pat(rt_rank, off_of(i));
-    prefill();
+    unsigned char *buf = ct_il_data();
+    ct_il_prefill(path);
     rio_file *fh = open_spec(spec, all, MPI_MODE_RDWR);
     if (!fh) {
         free(buf);
         return 0;
     }
-    int code = rio_file_write_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st);
+    int code = rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st);
     int nfail = agree(code, what);
     check_class(code, cls, "MPI_File_write_at_all", what);
     if (expect >= 0)
@@ -168,7 +116,7 @@ static int write_trial(const char *spec, int all, int cls, int expect, int expec
     } else if (expect_retry >= 0) {
         char again[224];
         snprintf(again, sizeof again, "%s, repeated", what);
-        code = rio_file_write_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st);
+        code = rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st);
         int n2 = agree(code, again);
         check_class(code, cls, "MPI_File_write_at_all", again);
         CHECK(rt_rank != 0 || !!n2 == expect_retry, "[%s] %s: %s", strategy, again,
@@ -187,13 +135,13 @@ static int read_trial(const char *spec, int expect)
     char what[192];
     MPI_Status st;
     snprintf(what, sizeof what, "read with %s", spec);
-    unsigned char *buf = calloc((size_t)NB * BS, 1);
+    unsigned char *buf = calloc((size_t)CT_IL_BYTES, 1);
     rio_file *fh = open_spec(spec, 0, MPI_MODE_RDONLY);
     if (!fh) {
         free(buf);
         return 0;
     }
-    int code = rio_file_read_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st);
+    int code = rio_file_read_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st);
     int nfail = agree(code, what);
     check_class(code, MPI_ERR_IO, "MPI_File_read_at_all", what);
     if (expect >= 0)
@@ -242,13 +190,11 @@ int main(int argc, char **argv)
     {
         struct rio_coll_info in;
         MPI_Status st;
-        unsigned char *buf = malloc((size_t)NB * BS);
-        for (long long i = 0; i < (long long)NB * BS; i++)
-            buf[i] = pat(rt_rank, off_of(i));
-        prefill();
+        unsigned char *buf = ct_il_data();
+        ct_il_prefill(path);
         rio_file *fh = open_spec(NULL, 0, MPI_MODE_RDWR);
         if (fh) {
-            RT_OK(rio_file_write_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st));
+            RT_OK(rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st));
             if (ct_last(fh, &in))
                 victim = in.naggs > 0 ? in.aggs[in.naggs - 1] : rt_nprocs - 1;
             RT_OK(rio_file_close(&fh));

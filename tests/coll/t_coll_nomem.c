@@ -30,9 +30,6 @@
 #include <signal.h>
 
 #define UNIT 4096
-#define BS 1000
-#define PITCH 1200
-#define NB 12
 #define CB "16384"
 #define MAXN 400
 
@@ -40,16 +37,6 @@ static const char *strategy;
 static char path[4096];
 static int victim, factor_n = 4;
 static const char *shm = "disable";
-
-static long long off_of(long long i)
-{
-    return ((i / BS) * rt_nprocs + rt_rank) * PITCH + i % BS;
-}
-
-static long long span(void)
-{
-    return (long long)NB * rt_nprocs * PITCH;
-}
 
 /* Arm the failure on the victim before a call; after it, disarm and
  * tell whether the victim's call reached the N-th allocation (agreed). */
@@ -100,55 +87,19 @@ static int open_view(int amode, rio_file **fh)
 {
     if (!RT_OK(open_only(amode, fh)))
         return 0;
-    MPI_Datatype c, ft;
-    MPI_Type_contiguous(BS, MPI_BYTE, &c);
-    MPI_Type_create_resized(c, 0, (MPI_Aint)rt_nprocs * PITCH, &ft);
-    MPI_Type_commit(&ft);
-    MPI_Type_free(&c);
-    int ok = RT_OK(rio_file_set_view(*fh, (MPI_Offset)rt_rank * PITCH, MPI_BYTE, ft, "native",
-                                     MPI_INFO_NULL));
-    MPI_Type_free(&ft);
-    if (!ok)
-        rio_file_close(fh);
-    return ok;
+    if (RT_OK(ct_il_view(*fh)))
+        return 1;
+    rio_file_close(fh);
+    return 0;
 }
 
 /* The rank's bytes: in buf (a read) or in the file (POSIX). */
 static void verify(const unsigned char *buf, const char *what, long n)
 {
-    long long len = 0;
-    unsigned char *file = NULL;
-    if (!buf) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        file = RT_SLURP(path, &len);
-        if (!file)
-            return;
-    }
-    for (long long i = 0; i < (long long)NB * BS; i++) {
-        long long o = off_of(i);
-        int got = buf ? buf[i] : (o < len ? file[o] : -1);
-        if (got != pat(rt_rank, o)) {
-            CHECK(0, "[%s] %s, victim %d, n=%ld: %s byte %lld (file offset %lld) is %d, "
-                     "expected %d", strategy, what, victim, n, buf ? "read" : "file", i, o, got,
-                  pat(rt_rank, o));
-            break;
-        }
-    }
-    free(file);
-    if (!buf)
-        MPI_Barrier(MPI_COMM_WORLD);
-}
-
-/* Holes hold 0xEE: written before every trial, so stale bytes show. */
-static void prefill(void)
-{
-    if (rt_rank == 0) {
-        unsigned char *f = malloc((size_t)span());
-        memset(f, 0xEE, (size_t)span());
-        CHECK(rt_pwrite_file(path, f, (size_t)span(), 0, 1) == 0, "cannot write %s", path);
-        free(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    int got = 0;
+    long long o = 0, i = ct_il_check(path, buf, &got, &o);
+    CHECK(i < 0, "[%s] %s, victim %d, n=%ld: %s byte %lld (file offset %lld) is %d, expected %d",
+          strategy, what, victim, n, buf ? "read" : "file", i, o, got, pat(rt_rank, o));
 }
 
 /* Sweep open: returns the number of failing N. */
@@ -178,30 +129,27 @@ static int sweep_open(void)
 static int sweep_data(int write)
 {
     const char *op = write ? "MPI_File_write_at_all" : "MPI_File_read_at_all";
-    unsigned char *buf = malloc((size_t)NB * BS);
+    unsigned char *buf = ct_il_data();
     int k = 0;
     long n;
     for (n = 1; n <= MAXN; n++) {
         rio_file *fh;
         MPI_Status st;
-        if (write) {
-            for (long long i = 0; i < (long long)NB * BS; i++)
-                buf[i] = pat(rt_rank, off_of(i));
-            prefill();
-        }
+        if (write)
+            ct_il_prefill(path);
         if (!open_view(write ? MPI_MODE_RDWR : MPI_MODE_RDONLY, &fh))
             break;
         if (!write)
-            memset(buf, 0, (size_t)NB * BS);
+            memset(buf, 0, (size_t)CT_IL_BYTES);
         arm(n);
-        int code = write ? rio_file_write_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st)
-                         : rio_file_read_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st);
+        int code = write ? rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st)
+                         : rio_file_read_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st);
         int done = reached() == 0;
         int o = outcome(code, op, n);
         if (o == 1) { /* the same call again, nothing armed */
             k++;
-            code = write ? rio_file_write_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st)
-                         : rio_file_read_at_all(fh, 0, buf, NB * BS, MPI_BYTE, &st);
+            code = write ? rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st)
+                         : rio_file_read_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st);
             CHECK(code == MPI_SUCCESS, "[%s] %s, victim %d, n=%ld: the repeated call failed",
                   strategy, op, victim, n);
         }

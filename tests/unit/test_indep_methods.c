@@ -229,6 +229,24 @@ static void setup_mem(const struct run *r, long long *count, size_t *alloc)
     *alloc = (size_t)(*count * m->extent + 64);
 }
 
+/* Set up *r for method on file shape fs, memory shape ms, through prefix
+ * ("" or "fault:"), fill the file, and return zeroed memory for the run
+ * (count: its memcount).  Other fields of r are 0. */
+static unsigned char *run_prepare(struct run *r, enum rio_indep_method method, int fs, int ms,
+                                  const char *prefix, long long *count)
+{
+    size_t alloc;
+    memset(r, 0, sizeof *r);
+    r->method = method;
+    r->fs = fs;
+    r->ms = ms;
+    r->nbytes = fnbytes[fs];
+    r->prefix = prefix;
+    setup_mem(r, count, &alloc);
+    fill_file(file_span(r) + 100, 5);
+    return calloc(1, alloc);
+}
+
 static int do_rw(struct run *r, int write, void *buf, long long count, MPI_Offset *done,
                  struct rio_stats *stats)
 {
@@ -403,18 +421,9 @@ static void faults(void)
     }
     /* sieving a write reads first: a read fault fails it too */
     struct run r;
-    memset(&r, 0, sizeof r);
-    r.method = RIO_INDEP_SIEVE;
-    r.fs = 2;
-    r.ms = 0;
-    r.nbytes = fnbytes[2];
-    r.prefix = "fault:";
-    r.h.fault = "op=read,n=1,err=EIO";
     long long count;
-    size_t alloc;
-    setup_mem(&r, &count, &alloc);
-    unsigned char *mem = calloc(1, alloc);
-    fill_file(file_span(&r) + 100, 5);
+    unsigned char *mem = run_prepare(&r, RIO_INDEP_SIEVE, 2, 0, "fault:", &count);
+    r.h.fault = "op=read,n=1,err=EIO";
     MPI_Offset done;
     CHECK(do_rw(&r, 1, mem, count, &done, NULL) == -EIO, "sieve write with read fault");
     r.h.fault = "op=lock,n=1,err=EIO";
@@ -429,18 +438,9 @@ static void stats_and_wronly(void)
     for (int meth = RIO_INDEP_CONTIG; meth <= RIO_INDEP_DTYPE; meth++) {
         struct run r;
         struct rio_stats stats;
-        memset(&r, 0, sizeof r);
-        memset(&stats, 0, sizeof stats);
-        r.method = (enum rio_indep_method)meth;
-        r.fs = 2;
-        r.ms = 1;
-        r.nbytes = fnbytes[2];
-        r.prefix = "";
         long long count;
-        size_t alloc;
-        setup_mem(&r, &count, &alloc);
-        unsigned char *mem = calloc(1, alloc);
-        fill_file(file_span(&r) + 100, 5);
+        memset(&stats, 0, sizeof stats);
+        unsigned char *mem = run_prepare(&r, (enum rio_indep_method)meth, 2, 1, "", &count);
         MPI_Offset done;
         CHECK(do_rw(&r, 1, mem, count, &done, &stats) == 0, "write");
         long long per[] = {0, stats.req_contig, stats.req_posix, stats.req_sieve, stats.req_list,
@@ -461,19 +461,10 @@ static void stats_and_wronly(void)
     {
         struct run r;
         struct rio_stats stats;
-        memset(&r, 0, sizeof r);
-        memset(&stats, 0, sizeof stats);
-        r.method = RIO_INDEP_SIEVE;
-        r.fs = 4;
-        r.ms = 0;
-        r.nbytes = fnbytes[4];
-        r.prefix = "";
-        r.h.ind_rd_buffer_size = 1000;
         long long count;
-        size_t alloc;
-        setup_mem(&r, &count, &alloc);
-        unsigned char *mem = calloc(1, alloc);
-        fill_file(file_span(&r) + 100, 5);
+        memset(&stats, 0, sizeof stats);
+        unsigned char *mem = run_prepare(&r, RIO_INDEP_SIEVE, 4, 0, "", &count);
+        r.h.ind_rd_buffer_size = 1000;
         MPI_Offset done;
         long long span = map(&fshapes[4], r.nbytes - 1) + 1;
         CHECK(do_rw(&r, 0, mem, count, &done, &stats) == 0 && done == r.nbytes, "pages read");
