@@ -1,16 +1,19 @@
 /*
  * coll.c — the skeleton of every collective call.
  *
- *   1. pairs     this rank's request as runs contiguous in file and memory,
- *                in file order (O(own regions) memory; the rank's own
- *                request is the only list ever built)
+ *   1. extent    this rank's first and last file byte and its region count,
+ *                by view arithmetic, without walking the request
  *   2. summary   one allgather of each rank's extent, bytes and regions
  *                (with bytes per target when the strategy needs them); with
  *                same_io_size and contiguous_data an allreduce that checks
  *                the claim replaces it and ranks compute each other's
  *                requests
  *   3. plan      the strategy's choices (coll_int.h)
- *   4. run       exchange rounds (exchange.c), or no exchange: one
+ *   4. run       exchange rounds (exchange.c), which cut the request as
+ *                runs contiguous in file and memory, in file order (the
+ *                pairs, O(own regions) memory; the only list ever built,
+ *                and only when data goes through aggregators), or no
+ *                exchange: one
  *                datatype request per rank (direct), the independent
  *                chooser, ranks taking turns in groups (token), or agents
  *                prefetching before every rank reads its own data
@@ -280,13 +283,17 @@ static int add_pair(struct rio_coll_call *c, MPI_Count *cap, MPI_Offset foff, MP
     return 0;
 }
 
-static int build_pairs(struct rio_coll_call *c)
+/* Contract in coll_int.h. */
+int rio__coll_pairs(struct rio_coll_call *c)
 {
     const struct rio_coll_req *q = c->req;
     struct rio_dtype_iter mi, fi;
     MPI_Offset moff = 0, mlen = 0, foff = 0, flen = 0, left = q->nbytes;
     MPI_Count cap = 0;
     int rc = 0, have_m = 0, have_f = 0;
+    if (c->have_pairs)
+        return 0;
+    c->have_pairs = 1;
     if (left <= 0)
         return 0;
     rc = rio__dtype_iter_init(&mi, q->memtype, q->memcount, 0);
@@ -334,6 +341,55 @@ static void per_target(const struct rio_layout *l, MPI_Offset off, MPI_Offset le
     }
 }
 
+/* This rank's first and one-past-last file byte, from the view (views are
+ * monotonic), and its file regions: one when the bytes are contiguous in
+ * the file, else the filetype's regions per tile times the tiles the
+ * request covers, rounded up (exact for whole tiles; the selector's
+ * signature and rules need no more).  O(depth): a fine-grained request
+ * is never walked for its summary. */
+static void own_extent(struct rio_coll_call *c)
+{
+    const struct rio_coll_req *q = c->req;
+    c->first = c->end = c->regions = 0;
+    if (q->nbytes <= 0)
+        return;
+    rio__dtype_view_extent(q->filetype, q->disp, q->file_start, q->nbytes, &c->first, &c->end);
+    const struct rio_dtype_info *fi = rio__dtype_info(q->filetype);
+    if (c->end - c->first == q->nbytes || fi->contig || fi->size <= 0 || fi->regions <= 0) {
+        c->regions = 1;
+        return;
+    }
+    MPI_Offset r = (q->nbytes / fi->size) * fi->regions;
+    MPI_Offset rem = q->nbytes % fi->size;
+    if (rem)
+        r += (rem * fi->regions + fi->size - 1) / fi->size;
+    c->regions = RIO_MAX(r, (MPI_Offset)1);
+}
+
+/* This rank's bytes per target into row (T entries), walking the file
+ * regions of the request (not the memory side).  Local; RIO_E_NOMEM. */
+static int own_tbytes(const struct rio_coll_call *c, MPI_Offset *row)
+{
+    const struct rio_coll_req *q = c->req;
+    struct rio_dtype_iter fi;
+    MPI_Offset left = q->nbytes, off, len;
+    if (left <= 0)
+        return 0;
+    if (c->end - c->first == left) {
+        per_target(&c->layout, c->first, left, row);
+        return 0;
+    }
+    int rc = rio__dtype_iter_init(&fi, q->filetype, -1, q->file_start);
+    if (rc)
+        return rc;
+    while (left > 0 && rio__dtype_iter_next(&fi, left, &off, &len)) {
+        per_target(&c->layout, q->disp + off, len, row);
+        left -= len;
+    }
+    rio__dtype_iter_free(&fi);
+    return 0;
+}
+
 /* The claim of same_io_size and contiguous_data, checked with one
  * allreduce: every request one region of the same size, rank i's at
  * base + i * size.  The same allreduce agrees on `ok` (0: some rank
@@ -341,9 +397,8 @@ static void per_target(const struct rio_layout *l, MPI_Offset off, MPI_Offset le
  * claim held, 0 if not, -1 if some rank was not ok. */
 static int summary_computed(struct rio_coll_call *c, int ok)
 {
-    MPI_Offset bytes = c->req->nbytes, first = c->npairs ? c->pairs[0].foff : 0;
-    MPI_Offset base = first - (MPI_Offset)c->rank * bytes;
-    MPI_Offset v[8] = {bytes, -bytes, base, -base, c->npairs == 1 ? 1 : 0, -(c->npairs == 1),
+    MPI_Offset bytes = c->req->nbytes, base = c->first - (MPI_Offset)c->rank * bytes;
+    MPI_Offset v[8] = {bytes, -bytes, base, -base, c->regions == 1, -(c->regions == 1),
                        (MPI_Offset)(c->ctx->prev_time * 1e9), !ok};
     MPI_Offset r[8];
     MPI_Allreduce(v, r, 8, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
@@ -368,12 +423,12 @@ static int summary_computed(struct rio_coll_call *c, int ok)
  * on the stack, and their allgather carries each rank's `ok`. */
 #define SUMMARY_STACK 256
 
-/* Allocation first and agreed on, together with pairs_rc (this rank's
- * pair list failed: its summary would be wrong), so that no rank is left
- * in a collective that another rank never reaches.  The agreement rides
- * on the summary's own collective; only a summary too large for the
- * stack needs a separate allreduce first. */
-static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute, int pairs_rc)
+/* Allocation and this rank's bytes per target first, and agreed on, so
+ * that no rank is left in a collective that another rank never reaches.
+ * The agreement rides on the summary's own collective; only a summary too
+ * large for the stack needs a separate allreduce first.  c->first, end
+ * and regions are set (own_extent). */
+static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
 {
     int T = c->layout.count, P = c->nprocs, w = 6 + (want_tbytes ? T : 0);
     MPI_Offset stack[SUMMARY_STACK], *mine = NULL, *all = NULL;
@@ -389,7 +444,8 @@ static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute, in
         mine = rio__calloc((size_t)w, sizeof *mine);
         all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
     }
-    int ok = !pairs_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = ok;
+    int tb_rc = mine && want_tbytes ? own_tbytes(c, mine + 6) : 0;
+    int ok = !tb_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = ok;
     if (!small)
         MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
     /* go: every rank takes the next collective.  With small rows a rank
@@ -403,16 +459,12 @@ static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute, in
     if (go && computed) {
         c->summary_skipped = 1;
     } else if (go) {
-        if (ok && c->npairs) {
-            mine[0] = c->pairs[0].foff;
-            mine[1] = c->pairs[c->npairs - 1].foff + c->pairs[c->npairs - 1].len;
-        }
+        mine[0] = c->first;
+        mine[1] = c->end;
         mine[2] = c->req->nbytes;
-        mine[3] = c->npairs;
+        mine[3] = c->regions;
         mine[4] = (MPI_Offset)(c->ctx->prev_time * 1e9); /* the selector's measurement */
         mine[5] = ok;
-        for (MPI_Count k = 0; ok && want_tbytes && k < c->npairs; k++)
-            per_target(&c->layout, c->pairs[k].foff, c->pairs[k].len, mine + 6);
         MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, c->ctx->comm);
         for (int i = 0; i < P; i++)
             allok = allok && all[(size_t)i * (size_t)w + 5];
@@ -427,7 +479,7 @@ static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute, in
         }
     }
     if (!allok) {
-        rc = pairs_rc ? pairs_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+        rc = tb_rc ? tb_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
         goto out;
     }
     c->min = -1;
@@ -876,7 +928,8 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     }
 
     int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
-    rc = summary(&c, c.layout.known, may_compute, build_pairs(&c));
+    own_extent(&c);
+    rc = summary(&c, c.layout.known, may_compute);
     if (rc)
         goto out;
     /* the previous selected call's throughput arrived with the summary */

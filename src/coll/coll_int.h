@@ -91,8 +91,11 @@ struct rio_coll_call {
     const struct rio_coll_req *req;
     int rank, nprocs;
     struct rio_layout layout;
-    struct rio_coll_pair *pairs;  /* own request in file order */
+    struct rio_coll_pair *pairs;  /* own request in file order (rio__coll_pairs) */
     MPI_Count npairs;
+    int have_pairs;
+    MPI_Offset first, end;        /* own request's first and one-past-last file byte */
+    MPI_Offset regions;           /* own file regions, counted from the filetype */
     struct rio_coll_sum *sum;     /* every rank's */
     MPI_Offset *tbytes;           /* nprocs x layout.count: bytes per target, or NULL */
     MPI_Offset min, max;          /* extent of all ranks' requests */
@@ -118,6 +121,10 @@ struct rio_coll_strategy {
     /* Fill plan (zeroed, mode EXCHANGE); may choose another mode. */
     int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
 };
+
+/** Build c->pairs and c->npairs if not built yet (only the exchange needs
+ *  them; the summary comes from view arithmetic).  Local; RIO_E_NOMEM. */
+int rio__coll_pairs(struct rio_coll_call *c);
 
 /* ---- strategy.c --------------------------------------------------------- */
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);

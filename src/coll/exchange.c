@@ -1132,6 +1132,8 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     if (!rc && !e.mine)
         rc = RIO_E_NOMEM;
     if (!rc)
+        rc = rio__coll_pairs(c);
+    if (!rc)
         rc = cut_pieces(c, p, &e.lk, e.mine);
     int brc = round_buffers(&e);
     if (!rc)
