@@ -261,7 +261,11 @@ enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
      * sieved write reads its window and writes all of it back, so another
      * process writing into the window's holes at the same time, without
      * taking the window's lock (any non-sieving writer), loses its bytes. */
-    if (ds != RIO_DISABLE && !req->write && mean / density <= SIEVE_READ_WINDOW)
+    /* regions of a page and more are sieved by one preadv over their holes
+     * (sieve.c), which pays only while the holes are small */
+    double hole = mean / density - mean;
+    if (ds != RIO_DISABLE && !req->write && mean / density <= SIEVE_READ_WINDOW &&
+        (mean < (double)RIO_INDEP_IOV_REGION || hole <= (double)RIO_INDEP_HOLE_MAX))
         return RIO_INDEP_SIEVE;
     return RIO_INDEP_DTYPE;
 }

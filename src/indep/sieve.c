@@ -7,22 +7,20 @@
  * it are copied out; repeat.  A window cut short by end of file ends the
  * request at the first byte not read.
  *
- * Reads of regions of SIEVE_IOV_REGION bytes and more skip the copy: one
+ * Reads of regions of RIO_INDEP_IOV_REGION bytes and more skip the copy: one
  * preadv puts the regions straight into the user's memory and the holes
  * between them (up to RIO_INDEP_HOLE_MAX each; a larger one starts the
- * next call) into one small buffer whose bytes are dropped.  Measured with
- * four regions of B bytes a call, holes of B (us per call, 512 calls, file
- * in the page cache; window copy = read the window, copy the regions out):
+ * next call) into one small buffer whose bytes are dropped.  Measured
+ * with resonio-micro-indep (ms per read of 2 MiB in 4 KiB regions, best
+ * of 3; the chooser picks sieve here only for holes up to that size):
  *
- *             ext4                        tmpfs
- *      B   per-region copy  preadv     per-region copy  preadv
- *   2048     1.33    0.57   0.62         1.34    0.92   0.97
- *   4096     1.47    0.97   0.82         1.45    1.62   1.42
- *   8192     2.39    2.08   1.83         2.73    4.47   4.34
- *  16384     4.95    5.51   4.10         6.13    8.64   6.85
+ *             tmpfs                      ext4 (page cache)
+ *   density   sieve  per-region  list    sieve  per-region  list
+ *     0.50     0.24     0.36     0.33     0.14     0.38     0.33
+ *     0.90     0.17     0.43     0.39     0.11     0.40     0.35
  *
- * Below 4 KiB the window copy (one tight loop over the type's blocks)
- * stays ahead of an iovec entry per region and hole.
+ * Smaller regions are copied out of the window by one tight loop over the
+ * type's blocks, not given an iovec entry each.
  *
  * Writes: the same windows, ind_wr_buffer_size long, under an exclusive
  * byte-range lock (when the driver has locks): read the window (bytes past
@@ -42,7 +40,6 @@
 
 #define DEFAULT_RD_WINDOW ((long long)4 << 20)
 #define DEFAULT_WR_WINDOW ((long long)512 << 10)
-#define SIEVE_IOV_REGION ((MPI_Offset)4096)
 
 static MPI_Offset window_size(const struct rio_indep_req *req, MPI_Offset span)
 {
@@ -222,7 +219,7 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
                            &end);
     MPI_Offset wsize = window_size(req, end - first);
     const struct rio_dtype_info *fi = rio__dtype_info(req->filetype);
-    if (!req->write && fi->regions > 0 && fi->size / fi->regions >= SIEVE_IOV_REGION) {
+    if (!req->write && fi->regions > 0 && fi->size / fi->regions >= RIO_INDEP_IOV_REGION) {
         win = rio__store_scratch_get(req->st, (size_t)RIO_INDEP_HOLE_MAX);
         if (!win)
             return RIO_E_NOMEM;

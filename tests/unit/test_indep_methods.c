@@ -99,11 +99,11 @@ static void make_shapes(void)
     shape_done(s);
     fnbytes[3] = 1000000;
 
-    s = &fshapes[4]; /* page-sized blocks, small holes: sieved reads by preadv */
+    s = &fshapes[4]; /* page-sized blocks, holes of 3000: sieved reads by preadv */
     *s = (struct shape){.name = "pages", .n = 3, .displ = {0, 8000, 16000},
-                        .len = {5000, 5000, 5000}, .extent = 28000};
+                        .len = {5000, 5000, 5000}, .extent = 24000};
     MPI_Type_vector(3, 5000, 8000, MPI_BYTE, &t);
-    MPI_Type_create_resized(t, 0, 28000, &s->type);
+    MPI_Type_create_resized(t, 0, 24000, &s->type);
     MPI_Type_free(&t);
     shape_done(s);
     fnbytes[4] = 2 * 15000 + 7001;
@@ -595,8 +595,9 @@ static void staged_chunks(void)
 
 /* The chooser on reads of regions of r bytes at density d (a filetype of
  * one region per tile): it sieves when the window per region r / d is at
- * most 32 KiB, else goes per region (datatype I/O), and regions of
- * 256 KiB and more go one call each. */
+ * most 32 KiB and, for regions of 4 KiB and more (read by one preadv over
+ * their holes), the holes are at most 4 KiB; else it goes per region
+ * (datatype I/O), and regions of 256 KiB and more go one call each. */
 static void chooser(void)
 {
     static const struct {
@@ -604,8 +605,10 @@ static void chooser(void)
         enum rio_indep_method want;
     } cases[] = {
         {512, 5120, RIO_INDEP_SIEVE},        /* window 5 KiB */
-        {4096, 16384, RIO_INDEP_SIEVE},      /* 16 KiB */
-        {16384, 32768, RIO_INDEP_SIEVE},     /* 32 KiB */
+        {4096, 8192, RIO_INDEP_SIEVE},       /* 8 KiB, holes of 4 KiB */
+        {2048, 32768, RIO_INDEP_SIEVE},      /* 32 KiB, regions under 4 KiB */
+        {4096, 16384, RIO_INDEP_DTYPE},      /* 16 KiB, but holes of 12 KiB */
+        {16384, 32768, RIO_INDEP_DTYPE},     /* 32 KiB, but holes of 16 KiB */
         {4096, 40960, RIO_INDEP_DTYPE},      /* 40 KiB: the holes cost more */
         {32768, 57344, RIO_INDEP_DTYPE},     /* 56 KiB: the copies cost more */
         {65536, 72818, RIO_INDEP_DTYPE},     /* 71 KiB at density 0.9 */
