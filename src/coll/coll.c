@@ -359,11 +359,9 @@ static void own_extent(struct rio_coll_call *c)
         c->regions = 1;
         return;
     }
-    MPI_Offset r = (q->nbytes / fi->size) * fi->regions;
-    MPI_Offset rem = q->nbytes % fi->size;
-    if (rem)
-        r += (rem * fi->regions + fi->size - 1) / fi->size;
-    c->regions = RIO_MAX(r, (MPI_Offset)1);
+    double r = (double)q->nbytes * (double)fi->regions / (double)fi->size; /* no overflow */
+    MPI_Offset n = (MPI_Offset)r;
+    c->regions = RIO_MAX(n + ((double)n < r - 1e-6), (MPI_Offset)1);
 }
 
 /* This rank's bytes per target into row (T entries), walking the file
