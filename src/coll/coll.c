@@ -291,9 +291,6 @@ int rio__coll_pairs(struct rio_coll_call *c)
     MPI_Offset moff = 0, mlen = 0, foff = 0, flen = 0, left = q->nbytes;
     MPI_Count cap = 0;
     int rc = 0, have_m = 0, have_f = 0;
-    if (c->have_pairs)
-        return 0;
-    c->have_pairs = 1;
     if (left <= 0)
         return 0;
     rc = rio__dtype_iter_init(&mi, q->memtype, q->memcount, 0);

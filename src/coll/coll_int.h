@@ -93,7 +93,6 @@ struct rio_coll_call {
     struct rio_layout layout;
     struct rio_coll_pair *pairs;  /* own request in file order (rio__coll_pairs) */
     MPI_Count npairs;
-    int have_pairs;
     MPI_Offset first, end;        /* own request's first and one-past-last file byte */
     MPI_Offset regions;           /* own file regions, counted from the filetype */
     struct rio_coll_sum *sum;     /* every rank's */
@@ -122,8 +121,9 @@ struct rio_coll_strategy {
     int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
 };
 
-/** Build c->pairs and c->npairs if not built yet (only the exchange needs
- *  them; the summary comes from view arithmetic).  Local; RIO_E_NOMEM. */
+/** Build c->pairs and c->npairs, once per call: only the exchange needs
+ *  them (the summary comes from view arithmetic).  Local; RIO_E_NOMEM
+ *  (what was built stays in c->pairs, freed by the caller). */
 int rio__coll_pairs(struct rio_coll_call *c);
 
 /* ---- strategy.c --------------------------------------------------------- */
