@@ -754,12 +754,15 @@ static const char *choose(const struct rio_coll_req *q, char *reason, size_t n)
         snprintf(reason, n, "atomic mode: each rank locks and accesses its own data");
         return "independent";
     }
-    if (cb == RIO_DISABLE) {
-        snprintf(reason, n, "romio_cb_%s=disable", q->write ? "write" : "read");
+    if (cb == RIO_DISABLE) { /* as every call: no snprintf */
+        rio__strcpy(reason, n, q->write ? "romio_cb_write=disable" : "romio_cb_read=disable");
         return "independent";
     }
     if (h->strategy && strcmp(h->strategy, "auto")) {
-        snprintf(reason, n, "resonio_strategy=%s", h->strategy);
+        size_t k = strlen("resonio_strategy=");
+        rio__strcpy(reason, n, "resonio_strategy=");
+        if (k < n)
+            rio__strcpy(reason + k, n - k, h->strategy);
         return h->strategy;
     }
     rio__strcpy(reason, n, "default");

@@ -35,7 +35,7 @@ static const struct rio_coll_strategy *const table[] = {
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (!strcmp(table[i]->name, name))
+        if (table[i]->name[0] == name[0] && !strcmp(table[i]->name, name))
             return table[i];
     return NULL;
 }

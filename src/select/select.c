@@ -53,7 +53,7 @@ void rio__select_configure(struct rio_select *s, const struct rio_hints *h)
         else if (verbose() && s->rank == 0 && !s->warned_prune++)
             fprintf(stderr, "resonio: ignoring resonio_select_prune=%s\n", h->select_prune);
     }
-    snprintf(s->filter, sizeof s->filter, "%s", h->select_candidates ? h->select_candidates : "");
+    rio__strcpy(s->filter, sizeof s->filter, h->select_candidates ? h->select_candidates : "");
 }
 
 int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *storage,
