@@ -28,6 +28,7 @@
 #include "../indep/indep.h"
 #include "../select/select.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,18 @@ struct rio_coll_ctx {
     struct rio_coll_info last;
     MPI_Offset last_unit;    /* stripe unit of the last call's layout */
     struct rio_select *sel;  /* strategy selection, made at the first call */
-    double prev_time;        /* this rank's time in the last selected call, or 0 */
-    MPI_Offset prev_bytes;   /* all ranks' bytes in that call */
+    /* The steady path: while the selector's choice for a signature is a
+     * strategy where each rank serves itself, and each rank's request
+     * keeps its size and shape and moves by the same distance as every
+     * other's, the signature is known without a summary (rio__coll_settle) */
+    int steady;              /* agreed: the last call kept such a choice */
+    struct rio_sel_sig sig;  /* the last selected call's signature */
+    MPI_Offset own[4];       /* this rank's bytes, regions, span and first byte then */
+    /* the call in flight, for its agreement */
+    MPI_Offset agree[RIO_COLL_AGREE_VALS];
+    int call_selected;       /* the selector chose its strategy */
+    int call_alone;          /* ... one where each rank served itself */
+    MPI_Offset call_total;   /* all ranks' bytes */
     struct strat_count counts[16];
 };
 
@@ -393,13 +404,11 @@ static int own_tbytes(const struct rio_coll_call *c, MPI_Offset *row)
 static int summary_computed(struct rio_coll_call *c, int ok)
 {
     MPI_Offset bytes = c->req->nbytes, base = c->first - (MPI_Offset)c->rank * bytes;
-    MPI_Offset v[8] = {bytes, -bytes, base, -base, c->regions == 1, -(c->regions == 1),
-                       (MPI_Offset)(c->ctx->prev_time * 1e9), !ok};
-    MPI_Offset r[8];
-    MPI_Allreduce(v, r, 8, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
-    if (r[7])
+    MPI_Offset v[7] = {bytes, -bytes, base, -base, c->regions == 1, -(c->regions == 1), !ok};
+    MPI_Offset r[7];
+    MPI_Allreduce(v, r, 7, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
+    if (r[6])
         return -1;
-    c->prev_tmax = (double)r[6] / 1e9;
     if (r[0] != -r[1] || r[2] != -r[3] || r[4] != 1 || -r[5] != 1 || r[0] <= 0)
         return 0;
     for (int i = 0; i < c->nprocs; i++) {
@@ -425,7 +434,7 @@ static int summary_computed(struct rio_coll_call *c, int ok)
  * and regions are set (own_extent). */
 static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
 {
-    int T = c->layout.count, P = c->nprocs, w = 6 + (want_tbytes ? T : 0);
+    int T = c->layout.count, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
     MPI_Offset stack[SUMMARY_STACK], *mine = NULL, *all = NULL;
     int small = (size_t)w * ((size_t)P + 1) <= SUMMARY_STACK, rc = 0;
     c->sum = rio__calloc((size_t)P, sizeof *c->sum);
@@ -439,7 +448,7 @@ static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
         mine = rio__calloc((size_t)w, sizeof *mine);
         all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
     }
-    int tb_rc = mine && want_tbytes ? own_tbytes(c, mine + 6) : 0;
+    int tb_rc = mine && want_tbytes ? own_tbytes(c, mine + 5) : 0;
     int ok = !tb_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = ok;
     if (!small)
         MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
@@ -458,18 +467,15 @@ static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
         mine[1] = c->end;
         mine[2] = c->req->nbytes;
         mine[3] = c->regions;
-        mine[4] = (MPI_Offset)(c->ctx->prev_time * 1e9); /* the selector's measurement */
-        mine[5] = ok;
+        mine[4] = ok;
         MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, c->ctx->comm);
         for (int i = 0; i < P; i++)
-            allok = allok && all[(size_t)i * (size_t)w + 5];
-        c->prev_tmax = 0;
+            allok = allok && all[(size_t)i * (size_t)w + 4];
         for (int i = 0; allok && i < P; i++) {
             const MPI_Offset *row = all + (size_t)i * (size_t)w;
             c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
-            c->prev_tmax = RIO_MAX(c->prev_tmax, (double)row[4] / 1e9);
             if (want_tbytes)
-                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 6,
+                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 5,
                        sizeof(MPI_Offset) * (size_t)T);
         }
     }
@@ -879,6 +885,101 @@ static void first_candidate(const struct rio_coll_call *c, const char **cands, i
         }
 }
 
+/* The selector's choice for a call whose summary is in: the applicable
+ * candidates, the rules' pick first, and the call's signature, which the
+ * context keeps for the steady path. */
+static const char *select_auto(struct rio_coll_call *c, char *reason, size_t len)
+{
+    struct rio_coll_ctx *ctx = c->ctx;
+    const struct rio_coll_req *req = c->req;
+    const char *cands[RIO_SELECT_MAX_CAND];
+    int ncand = 0;
+    enum rio_tristate cb = req->write ? req->hints->romio_cb_write : req->hints->romio_cb_read;
+    static const char *const order[] = {"two_phase",    "resonant", "stripe",     "node_first",
+                                        "target_first", "direct",   "independent"};
+    int tiny_writes = tiny_region_writes(c);
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        const struct rio_coll_strategy *cand = rio__coll_strategy_find(order[k]);
+        if (cand->needs_layout && !c->layout.known)
+            continue; /* cannot apply */
+        if (cb == RIO_ENABLE && cand->alone)
+            continue; /* collective buffering was asked for */
+        if (tiny_writes && cand->alone)
+            continue; /* a storage call per few bytes: not worth one examined call */
+        cands[ncand++] = order[k];
+    }
+    first_candidate(c, cands, ncand);
+    MPI_Offset regions = 0;
+    for (int i = 0; i < c->nprocs; i++)
+        regions += c->sum[i].regions;
+    ctx->sig = (struct rio_sel_sig){
+        .write = req->write, .nprocs = c->nprocs, .bytes = c->total, .regions = regions,
+        .relgap = regions > 1 ? ((c->max - c->min) - c->total) / (regions - 1) : 0,
+    };
+    return rio__select_choose(ctx->sel, &ctx->sig, cands, ncand, reason, len);
+}
+
+/*
+ * The steady path skips the summary.  A strategy the hints force where
+ * each rank serves itself needs none.  Under "auto", the last call must
+ * have kept (agreed in rio__coll_settle) a signature whose chosen
+ * strategy is such a one: the signature is then assumed again.  Each rank
+ * checks its own share of the assumption — the same bytes, regions and
+ * span as last time, moved by a distance it reports — and the agreement
+ * tells whether all kept it; a call that did not has still moved its
+ * bytes correctly (any request can be served that way) and only goes
+ * unmeasured.  The same decision on every rank: it follows from hints,
+ * agreed values and the selector's state.
+ */
+#define NO_SHIFT LLONG_MIN
+static int steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c, const char *name)
+{
+    const struct rio_coll_strategy *s;
+    if (strcmp(name, "auto")) {
+        s = rio__coll_strategy_find(name);
+        return s && s->alone;
+    }
+    if (!ctx->steady || !ctx->sel || c->req->write != ctx->sig.write)
+        return 0;
+    const char *chosen = rio__select_peek(ctx->sel, &ctx->sig);
+    s = chosen ? rio__coll_strategy_find(chosen) : NULL;
+    if (!s || !s->alone)
+        return 0;
+    const MPI_Offset *o = ctx->own;
+    MPI_Offset bytes = c->req->nbytes;
+    if (bytes != o[0] || c->regions != o[1] || c->end - c->first != o[2])
+        ctx->agree[0] = 1;
+    else if (bytes > 0) {
+        ctx->agree[1] = c->first - o[3];
+        ctx->agree[2] = o[3] - c->first;
+    }
+    return 1;
+}
+
+/* This call's shape, for the next call's steady path. */
+static void keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *c)
+{
+    ctx->own[0] = c->req->nbytes;
+    ctx->own[1] = c->regions;
+    ctx->own[2] = c->end - c->first;
+    ctx->own[3] = c->first;
+}
+
+void rio__coll_agree_values(const struct rio_coll_ctx *ctx, MPI_Offset *vals)
+{
+    memcpy(vals, ctx->agree, sizeof ctx->agree);
+}
+
+void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err)
+{
+    int kept = !vals[0] && (vals[1] == NO_SHIFT || vals[1] == -vals[2]);
+    double t = (double)vals[3] / 1e9;
+    if (ctx->call_selected && ctx->sel)
+        rio__select_record(ctx->sel, !err && kept && t > 0 ? (double)ctx->call_total / t : 0);
+    ctx->steady = !err && kept && ctx->call_selected && ctx->call_alone;
+    ctx->call_selected = 0;
+}
+
 int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
 {
     struct rio_coll_call c;
@@ -925,49 +1026,37 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         c.copies += req->nbytes; /* packed now, or unpacked at the end */
     }
 
-    int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
     own_extent(&c);
-    rc = summary(&c, c.layout.known, may_compute);
-    if (rc)
-        goto out;
-    /* the previous selected call's throughput arrived with the summary */
-    double t_sel = rio__now();
-    if (ctx->sel && c.prev_tmax > 0)
-        rio__select_record(ctx->sel, (double)ctx->prev_bytes / c.prev_tmax);
-    ctx->prev_time = 0;
-
+    ctx->agree[0] = 0;
+    ctx->agree[1] = ctx->agree[2] = NO_SHIFT;
+    ctx->agree[3] = 0;
+    ctx->call_selected = 0;
     const char *name = choose(req, reason, sizeof reason);
-    if (!strcmp(name, "auto") && ctx->sel) {
-        rio__select_configure(ctx->sel, req->hints);
-        const char *cands[RIO_SELECT_MAX_CAND];
-        int ncand = 0;
-        enum rio_tristate cb = req->write ? req->hints->romio_cb_write : req->hints->romio_cb_read;
-        static const char *const order[] = {"two_phase",    "resonant", "stripe",     "node_first",
-                                            "target_first", "direct",   "independent"};
-        int tiny_writes = tiny_region_writes(&c);
-        for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-            const struct rio_coll_strategy *cand = rio__coll_strategy_find(order[k]);
-            int own = !strcmp(order[k], "direct") || !strcmp(order[k], "independent");
-            if (cand->needs_layout && !c.layout.known)
-                continue; /* cannot apply */
-            if (cb == RIO_ENABLE && own)
-                continue; /* collective buffering was asked for */
-            if (tiny_writes && own)
-                continue; /* a storage call per few bytes: not worth one examined call */
-            cands[ncand++] = order[k];
+    int is_auto = !strcmp(name, "auto");
+    double t_sel = rio__now();
+    int steady = steady_path(ctx, &c, name);
+    if (steady) {
+        if (is_auto) {
+            rio__select_configure(ctx->sel, req->hints);
+            name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, sizeof reason);
+            selected = 1;
+            c.total = ctx->sig.bytes;
+            rio__select_charge(ctx->sel, rio__now() - t_sel);
         }
-        first_candidate(&c, cands, ncand);
-        MPI_Offset regions = 0;
-        for (int i = 0; i < c.nprocs; i++)
-            regions += c.sum[i].regions;
-        struct rio_sel_sig sig = {
-            .write = req->write, .nprocs = c.nprocs, .bytes = c.total, .regions = regions,
-            .relgap = regions > 1 ? ((c.max - c.min) - c.total) / (regions - 1) : 0,
-        };
-        name = rio__select_choose(ctx->sel, &sig, cands, ncand, reason, sizeof reason);
-        selected = 1;
-        rio__select_charge(ctx->sel, rio__now() - t_sel);
+    } else {
+        int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
+        rc = summary(&c, c.layout.known, may_compute);
+        if (rc)
+            goto out;
+        t_sel = rio__now();
+        if (is_auto && ctx->sel) {
+            rio__select_configure(ctx->sel, req->hints);
+            name = select_auto(&c, reason, sizeof reason);
+            selected = 1;
+            rio__select_charge(ctx->sel, rio__now() - t_sel);
+        }
     }
+    keep_shape(ctx, &c);
     s = rio__coll_strategy_find(name);
     if (!s) {
         snprintf(reason, sizeof reason, "unknown resonio_strategy '%s': two_phase", name);
@@ -982,7 +1071,8 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     }
     plan.mode = RIO_COLL_EXCHANGE;
     plan.round_bytes = req->hints->cb_buffer_size > 0 ? req->hints->cb_buffer_size : 16 << 20;
-    limit_rounds(&c, &plan);
+    if (!steady) /* the summary's region count */
+        limit_rounds(&c, &plan);
     rc = s->plan(&c, &plan);
     if (!s->alone) { /* plans follow from the summary; only allocation fails */
         int bad = rc != 0, anybad = 0;
@@ -1051,19 +1141,21 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
 
 out:
     req->st->trace = NULL;
-    if (selected && !rc) { /* measured at the next call's summary */
-        ctx->prev_time = rio__now() - t_start;
-        ctx->prev_bytes = c.total;
+    if (selected && !rc) { /* the agreement brings the slowest rank's time */
+        ctx->agree[3] = (MPI_Offset)((rio__now() - t_start) * 1e9);
+        ctx->call_total = c.total;
     }
+    ctx->call_selected = selected;
+    ctx->call_alone = s->alone;
     /* what this rank saw of the call; rio__coll_last completes it */
-    struct rio_coll_info *L = &ctx->last;
-    memset(L, 0, sizeof *L);
+    struct rio_coll_info *L = &ctx->last; /* the per-target counts stay 0 */
     rio__strcpy(L->strategy, sizeof L->strategy, s->name);
     rio__strcpy(L->reason, sizeof L->reason, reason);
     L->nprocs = c.nprocs;
+    for (int a = 0; a < RIO_MAX(plan.naggs, L->naggs) && a < RIO_COLL_MAX_AGGS; a++)
+        L->aggs[a] = a < plan.naggs ? plan.aggs[a] : 0;
     L->naggs = plan.naggs;
-    for (int a = 0; a < plan.naggs && a < RIO_COLL_MAX_AGGS; a++)
-        L->aggs[a] = plan.aggs[a];
+    L->storage_reqs = 0;
     L->rounds = plan.nrounds;
     L->bytes = req->nbytes;
     L->exchanged = c.exchanged;

@@ -48,6 +48,19 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx);
  */
 int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done);
 
+/**
+ * What the call just made adds to its error agreement: the caller reduces
+ * these RIO_COLL_AGREE_VALS values by maximum over the ranks, together
+ * with the error (rio__file_agree_max), and hands the result to
+ * rio__coll_settle.  Local.
+ */
+#define RIO_COLL_AGREE_VALS 4
+void rio__coll_agree_values(const struct rio_coll_ctx *ctx, MPI_Offset *vals);
+/** The call's outcome, agreed: the selector gets its throughput, and the
+ *  next call learns whether it may skip the summary.  Local, with the
+ *  same arguments on every rank. */
+void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err);
+
 /** Is list a well-formed cb_config_list (comma-separated name[:N] entries,
  *  name a processor name or '*', N a count or '*')?  Returns 0 if so, with
  *  *names_host 1 when some entry names a host, or -1.  Local. */

@@ -105,7 +105,6 @@ struct rio_coll_call {
     int nnodes;
     const char *names;            /* processor name of each rank, RIO_COLL_NAME_LEN bytes
                                      apart; NULL unless cb_config_list names a host */
-    double prev_tmax;             /* slowest rank's time in the previous selected call */
     /* measurements */
     long long exchanged, copies;
     double t_exchange;

@@ -229,15 +229,23 @@ struct agreed {
     char detail[480];
 };
 
-int rio__file_agree(MPI_Comm comm, int err)
+int rio__file_agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
 {
     int rank, nprocs;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
     /* the lowest rank with a cause of its own; only if there is none, the
-     * lowest that saw another rank fail */
-    int mine = !err ? 2 * nprocs : err == RIO_E_REMOTE ? nprocs + rank : rank, key = 0;
-    MPI_Allreduce(&mine, &key, 1, MPI_INT, MPI_MIN, comm);
+     * lowest that saw another rank fail (the maximum of the negated key) */
+    int mine = !err ? 2 * nprocs : err == RIO_E_REMOTE ? nprocs + rank : rank;
+    MPI_Offset in[1 + RIO_AGREE_MAX_VALS], out[1 + RIO_AGREE_MAX_VALS];
+    n = RIO_MAX(0, RIO_MIN(n, RIO_AGREE_MAX_VALS));
+    in[0] = -(MPI_Offset)mine;
+    if (n)
+        memcpy(in + 1, vals, sizeof *vals * (size_t)n);
+    MPI_Allreduce(in, out, n + 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, comm);
+    if (n)
+        memcpy(vals, out + 1, sizeof *vals * (size_t)n);
+    int key = (int)-out[0];
     if (key == 2 * nprocs)
         return 0;
     int first = key % nprocs;
@@ -255,4 +263,9 @@ int rio__file_agree(MPI_Comm comm, int err)
             rio__err_detail("on rank %d", first);
     }
     return a.err;
+}
+
+int rio__file_agree(MPI_Comm comm, int err)
+{
+    return rio__file_agree_max(comm, err, NULL, 0);
 }

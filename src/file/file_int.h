@@ -80,6 +80,11 @@ void rio__file_errh_init(rio_file *fh);
  *  rank that failed for a cause of its own (with its detail), else of the
  *  lowest that saw another rank fail (RIO_E_REMOTE), or 0. */
 int rio__file_agree(MPI_Comm comm, int err);
+#define RIO_AGREE_MAX_VALS 8
+/** rio__file_agree that also gives every rank the maximum over the ranks
+ *  of each of vals[0 .. n-1] (n <= RIO_AGREE_MAX_VALS, the same on every
+ *  rank), in place, in the same single allreduce. */
+int rio__file_agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n);
 
 /* ---- hints (hints.c) --------------------------------------------------- */
 void rio__hints_defaults(struct rio_hints *h);

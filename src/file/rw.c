@@ -353,8 +353,18 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     }
     if (dt)
         rio__dtype_put(dt);
-    if (coll)
+    if (engine) {
+        /* the engine's measurements ride on the agreement (a context that
+         * could not be made is missing on every rank) */
+        MPI_Offset vals[RIO_COLL_AGREE_VALS] = {0};
+        if (fh->coll)
+            rio__coll_agree_values(fh->coll, vals);
+        err = rio__file_agree_max(fh->comm, err, vals, RIO_COLL_AGREE_VALS);
+        if (fh->coll)
+            rio__coll_settle(fh->coll, vals, err);
+    } else if (coll) {
         err = rio__file_agree(fh->comm, err);
+    }
     if (engine && fh->report)
         rio__stats_coll_call(fh, op);
     if (!err)

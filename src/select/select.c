@@ -15,8 +15,8 @@
  * with the winner, and they are saved to a profile (profile.c) so a later
  * run does too.
  *
- * The throughput of a call arrives with the next call (coll.c), so an
- * examination of C candidates ends when call C * calls_per + 1 starts.
+ * The throughput of a call arrives with its error agreement (coll.c), so
+ * an examination of C candidates ends with call C * calls_per.
  */
 #include "select_int.h"
 
@@ -217,6 +217,14 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
     s->pend_cand = k;
     s->pend_chosen = !e->examining;
     return e->cand[k];
+}
+
+const char *rio__select_peek(const struct rio_select *s, const struct rio_sel_sig *sig)
+{
+    for (int i = 0; i < s->n; i++)
+        if (same_sig(&s->e[i].sig, sig))
+            return s->e[i].examining || s->e[i].chosen < 0 ? NULL : s->e[i].cand[s->e[i].chosen];
+    return NULL;
 }
 
 static void decide(struct rio_select *s, struct sel_entry *e)

@@ -51,6 +51,10 @@ void rio__select_configure(struct rio_select *s, const struct rio_hints *hints);
 const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *sig,
                                const char *const *cands, int ncand, char *reason, size_t len);
 
+/** The strategy chosen for signature sig, if it has been seen and its
+ *  examination is over; NULL otherwise.  Local, changes nothing. */
+const char *rio__select_peek(const struct rio_select *s, const struct rio_sel_sig *sig);
+
 /**
  * The throughput (bytes per second: all ranks' bytes over the slowest
  * rank's time) of the last call choose() answered.  Local; must be called

@@ -9,7 +9,7 @@
  * noise below the threshold, not about the machine's quietness.
  * two_phase makes 2 requests of 250 ms +- 5 % per call on rank 0 (500 ms,
  * plus an exchange of 10 to 150 ms on this loaded machine), independent 3
- * per rank (>= 750 ms): two_phase is chosen when call 7 starts.  A call
+ * per rank (>= 750 ms): two_phase is chosen with call 6.  A call
  * then differs from the examined mean of 3 calls by the jitter (at most
  * 10 %; 4 % with the driver's fixed sequence) and by the machine's noise
  * (measured up to 50-80 ms per call under load, 10-16 % of 500 ms), below

@@ -6,7 +6,7 @@
  * a temp file left behind shows.  Every open uses candidates two_phase and
  * independent, delay req=3000 and the pattern of stest.h.  A "deciding
  * run" opens a new file, makes 7 calls (examination of 2 x 3 calls,
- * decided when call 7 starts) and closes; a "reuse run" opens a new file
+ * decided with call 6) and closes; a "reuse run" opens a new file
  * and makes 1 call.  Which candidate a deciding run chooses is not
  * asserted (with delays this short the exchange decides on a loaded
  * machine, and 12 deciding runs with decisive delays would take a minute):

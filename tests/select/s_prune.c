@@ -6,11 +6,11 @@
  * the pattern of stest.h (16 regions per rank) with delay req=60000:
  * two_phase is 3.5 to 8 times faster than independent (see s_pick).  The
  * rules pick two_phase for many regions per rank, so it runs calls 1..3;
- * independent runs call 4, and when call 5 starts its result (below half
- * of two_phase's mean) drops it: the examination ends there.  After call
- * 4 the selector is still examining; after call 5 it has chosen
- * two_phase with exam_calls 4, two_phase measured over 3 calls and
- * independent over 1, and call 5 ran two_phase.
+ * independent runs call 4, and its result, recorded with the call's
+ * agreement (below half of two_phase's mean), drops it: the examination
+ * ends there.  After call 3 the selector is still examining; after call 4
+ * it has chosen two_phase with exam_calls 4, two_phase measured over 3
+ * calls and independent over 1, and call 5 ran two_phase.
  *
  * File B: the same candidates, one region per rank in rank order (each
  * rank's request whole): the rules pick independent, so the examination
@@ -31,11 +31,17 @@ int main(int argc, char **argv)
                             "resonio_select_prune", "0.5", "resonio_delay", "req=60000",
                             (char *)NULL);
     if (st_open(&f, "prune", info)) {
-        for (int k = 1; k <= 4; k++)
+        for (int k = 1; k <= 3; k++)
             st_call(&f, ST_N);
         st_get(&f, 0, &si);
+        st_agree(&si, "after call 3");
+        CHECK(si.examining == 1, "after call 3: not examining");
+        st_call(&f, ST_N);
+        st_get(&f, 0, &si);
         st_agree(&si, "after call 4");
-        CHECK(si.examining == 1, "after call 4: not examining");
+        CHECK(si.examining == 0 && !strcmp(si.chosen, "two_phase"),
+              "after call 4: examining %d, chose '%s' (expected two_phase, independent pruned)",
+              si.examining, si.chosen);
         st_call(&f, ST_N);
         st_get(&f, 0, &si);
         st_agree(&si, "after call 5");

@@ -7,7 +7,7 @@
  * must start with that choice.
  *
  *   1. file A (resonio_select_reuse=automatic, the default): 7 calls, the
- *      examination of 2 x 3 calls, decided when call 7 starts.
+ *      examination of 2 x 3 calls, decided with call 6.
  *   2. file B, same pattern: from call 1 the signature is chosen —
  *      from_earlier 1, from_profile 0, not examining, exam_calls 0, A's
  *      choice — and the call ran it (rio_coll_last).
