@@ -148,6 +148,7 @@ struct tfile {
 
 enum expect { ONE, SUMMARY, NO_SUMMARY };
 
+/* Open a new file with info, which is freed. */
 static int open_file(struct tfile *t, const char *suffix, int fault, MPI_Info info)
 {
     memset(t, 0, sizeof *t);
@@ -156,8 +157,9 @@ static int open_file(struct tfile *t, const char *suffix, int fault, MPI_Info in
     if (rt_rank == 0)
         unlink(t->path);
     MPI_Barrier(MPI_COMM_WORLD);
-    return RT_OK(rio_file_open(MPI_COMM_WORLD, t->name, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
-                               &t->fh));
+    int rc = rio_file_open(MPI_COMM_WORLD, t->name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &t->fh);
+    MPI_Info_free(&info);
+    return RT_OK(rc);
 }
 
 static void counted_ok(enum expect e, long long gather, long long coll, const char *what)
@@ -282,11 +284,8 @@ static void auto_file(void)
     char what[96];
     MPI_Info info = rt_info("resonio_select_candidates", "independent", "resonio_select_calls",
                             "1", "resonio_select_threshold", "9", (char *)NULL);
-    if (!open_file(&t, "steady", 0, info)) {
-        MPI_Info_free(&info);
+    if (!open_file(&t, "steady", 0, info))
         return;
-    }
-    MPI_Info_free(&info);
     write_plain(&t, SUMMARY, "auto, call 1");
     for (int k = 2; k <= 4; k++) {
         snprintf(what, sizeof what, "auto, call %d%s", k, k == 4 ? " (nonblocking)" : "");
@@ -335,11 +334,8 @@ static void fault_file(void)
     MPI_Info info = rt_info("resonio_select_candidates", "independent", "resonio_select_calls",
                             "1", "resonio_select_threshold", "9", "resonio_fault", spec,
                             (char *)NULL);
-    if (!open_file(&t, "steady_fault", 1, info)) {
-        MPI_Info_free(&info);
+    if (!open_file(&t, "steady_fault", 1, info))
         return;
-    }
-    MPI_Info_free(&info);
     write_plain(&t, SUMMARY, "fault file, call 1");
     write_plain(&t, ONE, "fault file, call 2");
     plain_slots(&t, slots, lens);
@@ -350,27 +346,27 @@ static void fault_file(void)
     close_verify(&t, "fault file");
 }
 
+static void set_strategy(struct tfile *t, const char *name)
+{
+    MPI_Info info = rt_info("resonio_strategy", name, (char *)NULL);
+    RT_OK(rio_file_set_info(t->fh, info));
+    MPI_Info_free(&info);
+}
+
 static void forced_file(void)
 {
     struct tfile t;
     char s[64];
     MPI_Info info = rt_info("resonio_strategy", "independent", (char *)NULL);
-    if (!open_file(&t, "steady_forced", 0, info)) {
-        MPI_Info_free(&info);
+    if (!open_file(&t, "steady_forced", 0, info))
         return;
-    }
-    MPI_Info_free(&info);
     write_plain(&t, NO_SUMMARY, "independent, call 1");
     write_plain(&t, ONE, "independent, call 2");
     write_plain(&t, ONE, "independent, call 3");
-    MPI_Info tp = rt_info("resonio_strategy", "two_phase", (char *)NULL);
-    RT_OK(rio_file_set_info(t.fh, tp));
-    MPI_Info_free(&tp);
+    set_strategy(&t, "two_phase");
     write_plain(&t, SUMMARY, "two_phase after set_info, call 4");
     CHECK(!strcmp(ran(&t, s, sizeof s), "two_phase"), "call 4 ran '%s', expected two_phase", s);
-    MPI_Info ind = rt_info("resonio_strategy", "independent", (char *)NULL);
-    RT_OK(rio_file_set_info(t.fh, ind));
-    MPI_Info_free(&ind);
+    set_strategy(&t, "independent");
     write_plain(&t, ONE, "independent again, call 5");
     CHECK(!strcmp(ran(&t, s, sizeof s), "independent"), "call 5 ran '%s', expected independent",
           s);
