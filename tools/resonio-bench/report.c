@@ -193,7 +193,9 @@ struct target {
     int met;
     double wr, rr; /* measured ratios (medians) */
     double need;
-    int overlap;  /* the round-to-round ranges of the two rows overlap */
+    int spread;   /* not met by the medians, but each phase that falls short has
+                     round ranges that overlap the other row's: the issue's "allowing
+                     the spread the bench reports" (auto >= native only) */
     int bad_data; /* resonio auto failed verification */
 };
 
@@ -224,8 +226,6 @@ static int targets(const struct bench_point *p, struct target t[NTARGETS])
                                    *l = find_res(p, "limit");
     memset(t, 0, sizeof(struct target) * NTARGETS);
     target_vs(&t[0], "auto >= native", 1.0, 1, a, n);
-    if (t[0].applies)
-        t[0].overlap = overlaps(&a->w, &n->w) || overlaps(&a->r, &n->r);
     target_vs(&t[1], "auto >= 3x native (fine-grained noncontiguous)", 3.0, p->fine_grained, a,
               n);
     target_vs(&t[2], "auto >= 80% of limit (large contiguous)", 0.8, p->large_contig, a, l);
@@ -235,7 +235,19 @@ static int targets(const struct bench_point *p, struct target t[NTARGETS])
         t[i].bad_data = a && a->errors;
         t[i].met = t[i].applies && !t[i].bad_data && t[i].wr >= t[i].need && t[i].rr >= t[i].need;
     }
+    t[0].spread = t[0].applies && !t[0].met && !t[0].bad_data &&
+                  (t[0].wr >= t[0].need || overlaps(&a->w, &n->w)) &&
+                  (t[0].rr >= t[0].need || overlaps(&a->r, &n->r));
     return NTARGETS;
+}
+
+/* Met (by the medians or within the spread), and how many of those only
+ * within the spread, over the points' targets. */
+static void count_target(const struct target *t, int *met, int *spread, int *missed)
+{
+    *met += t->met || t->spread;
+    *spread += t->spread;
+    *missed += !t->met && !t->spread;
 }
 
 static const char *verdict(const struct target *t)
@@ -244,7 +256,7 @@ static const char *verdict(const struct target *t)
         return "n/a";
     if (t->bad_data)
         return "MISSED (data wrong)";
-    return t->met ? "met" : "MISSED";
+    return t->met ? "met" : t->spread ? "met within the spread" : "MISSED";
 }
 
 /* ---- the selector's cost ---------------------------------------------------------- */
@@ -419,9 +431,8 @@ void bench_print_point(FILE *to, const struct bench_point *p)
     targets(p, t);
     for (int i = 0; i < NTARGETS; i++)
         if (t[i].applies)
-            fprintf(to, "   target %-48s write %.2f, read %.2f (need %.2f): %s%s\n", t[i].name,
-                    t[i].wr, t[i].rr, t[i].need, verdict(&t[i]),
-                    i == 0 && t[i].overlap ? " (rounds overlap)" : "");
+            fprintf(to, "   target %-48s write %.2f, read %.2f (need %.2f): %s\n", t[i].name,
+                    t[i].wr, t[i].rr, t[i].need, verdict(&t[i]));
     for (int w = 1; w >= 0; w--) {
         char line[512];
         sel_line(line, sizeof line, p, w);
@@ -432,7 +443,7 @@ void bench_print_point(FILE *to, const struct bench_point *p)
 
 void bench_print_targets(FILE *to, const struct bench_opts *o)
 {
-    int met = 0, missed = 0;
+    int met = 0, spread = 0, missed = 0;
     fprintf(to, "\ntargets (resonio auto, medians of this run):\n");
     for (int i = 0; i < o->npoints; i++) {
         const struct bench_point *p = &o->points[i];
@@ -441,8 +452,7 @@ void bench_print_targets(FILE *to, const struct bench_opts *o)
         for (int j = 0; j < NTARGETS; j++) {
             if (!t[j].applies)
                 continue;
-            met += t[j].met;
-            missed += !t[j].met;
+            count_target(&t[j], &met, &spread, &missed);
             fprintf(to, "  %-10s %-44s %-48s w %6.2f r %6.2f  %s\n", p->w->name, p->params,
                     t[j].name, t[j].wr, t[j].rr, verdict(&t[j]));
         }
@@ -458,7 +468,7 @@ void bench_print_targets(FILE *to, const struct bench_opts *o)
                     SEL_TARGET_NAME, pct, v);
         }
     }
-    fprintf(to, "  %d met, %d missed\n", met, missed);
+    fprintf(to, "  %d met (%d of them within the spread), %d missed\n", met, spread, missed);
 }
 
 /* ---- files ------------------------------------------------------------------------ */
@@ -766,8 +776,9 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
             json_str(f, t[i2].name);
             fprintf(f,
                     ", \"need\": %.2f, \"write_ratio\": %.4f, \"read_ratio\": %.4f, "
-                    "\"met\": %s}",
-                    t[i2].need, t[i2].wr, t[i2].rr, t[i2].met ? "true" : "false");
+                    "\"met\": %s, \"within_spread\": %s}",
+                    t[i2].need, t[i2].wr, t[i2].rr, t[i2].met ? "true" : "false",
+                    t[i2].spread ? "true" : "false");
             first = 0;
         }
         fprintf(f, "],\n     \"selector_target\": ");
@@ -974,13 +985,15 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
                     : "; writes end at close, without sync (page cache)");
 
     /* targets (they compare with native and limit, which do not run on emu) */
-    int met = 0, missed = 0;
+    int met = 0, spread = 0, missed = 0;
     if (o->emu)
         goto plots;
     fprintf(f, "\n### Targets\n\nEach row compares the medians of this run (write, read: "
-               "resonio auto / native, or auto / limit); \"rounds overlap\" means the fastest "
-               "and slowest rounds of the two rows overlap, i.e. the difference is within this "
-               "machine's round-to-round spread. The 3x and 50%% targets are listed only for points "
+               "resonio auto / native, or auto / limit). \"auto >= native\" allows the spread the "
+               "bench reports, as the issue does: it is \"met within the spread\" when a phase "
+               "whose median ratio is below 1 has fastest and slowest rounds that overlap "
+               "native's, i.e. the difference is within this machine's round-to-round spread. "
+               "The 3x and 50%% targets are listed only for points "
                "that are fine-grained noncontiguous and the 80%% target only for large contiguous "
                "ones (see each point's description below).\n\n");
     fprintf(f, "| workload | params | target | write | read | need | result |\n"
@@ -991,12 +1004,10 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
         for (int j = 0; j < NTARGETS; j++) {
             if (!t[j].applies)
                 continue;
-            met += t[j].met;
-            missed += !t[j].met;
-            fprintf(f, "| %s | `%s` | %s | %.2f | %.2f | %.2f | %s%s |\n", o->points[i].w->name,
+            count_target(&t[j], &met, &spread, &missed);
+            fprintf(f, "| %s | `%s` | %s | %.2f | %.2f | %.2f | %s |\n", o->points[i].w->name,
                     o->points[i].params, t[j].name, t[j].wr, t[j].rr, t[j].need,
-                    t[j].met ? "met" : "**missed**",
-                    j == 0 && t[j].overlap ? " (rounds overlap)" : "");
+                    t[j].met ? "met" : t[j].spread ? "met within the spread" : "**missed**");
         }
         const struct bench_point *p = &o->points[i];
         if (sel_applies(p)) {
@@ -1014,7 +1025,8 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
                                                : v);
         }
     }
-    fprintf(f, "\n%d target checks met, %d missed.\n", met, missed);
+    fprintf(f, "\n%d target checks met (%d of them within the spread), %d missed.\n", met,
+            spread, missed);
 
 plots:
     if (nplots) {
