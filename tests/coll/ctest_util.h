@@ -18,6 +18,7 @@
 
 #include "resonio.h"
 #include "../mpi/rtest.h"
+#include "../emu/emu_test.h"
 
 #include <stdint.h>
 
@@ -281,6 +282,82 @@ static inline void ct_resonant_agents(const long long *tb, int P, int T, int *ag
     free(used);
 }
 
+/* ---- files on posix or on the emulated storage ------------------------------ */
+
+/** -emu: the emulated storage's service directory (RESONIO_EMU_DIR); NULL:
+ *  resonio's files are posix files.  Set by the program (ct_emu_arg). */
+static const char *ct_emu;
+
+/** Take -emu N (the service's target count); 0 on success (also without
+ *  -emu), -1 when it cannot be used (reported). */
+static inline int ct_emu_arg(int *targets)
+{
+    if (!rt_arg("-emu"))
+        return 0;
+    ct_emu = getenv("RESONIO_EMU_DIR");
+    *targets = atoi(rt_arg("-emu"));
+    CHECK(ct_emu && *targets >= 1, "-emu needs a target count and RESONIO_EMU_DIR");
+    return ct_emu && *targets >= 1 ? 0 : -1;
+}
+
+/** The name resonio opens for path: emu:<path> in the emulated storage. */
+static inline void ct_rio_name(char *out, size_t n, const char *path)
+{
+    snprintf(out, n, "%s%s", ct_emu ? "emu:" : "", path);
+}
+
+/** resonio's file, read from storage without resonio (malloc'ed). */
+static inline unsigned char *ct_slurp(const char *path, long long *len)
+{
+    if (!ct_emu)
+        return RT_SLURP(path, len);
+    unsigned char *p = emu_slurp(ct_emu, path, len);
+    CHECK(p, "%s is not in the emu service %s", path, ct_emu);
+    return p;
+}
+
+/** Write n bytes at off of resonio's file path from rank 0 (posix, or
+ *  through resonio on the emulated storage), creating the file, after
+ *  emptying it with trunc; then a barrier.  Collective. */
+static inline void ct_fill_rio(const char *path, const void *b, size_t n, long long off,
+                               int trunc)
+{
+    if (rt_rank == 0) {
+        if (ct_emu) {
+            char name[4300];
+            rio_file *f = RIO_FILE_NULL;
+            MPI_Status st;
+            ct_rio_name(name, sizeof name, path);
+            if (trunc)
+                rio_file_delete(name, MPI_INFO_NULL); /* absent is fine */
+            if (RT_OK(rio_file_open(MPI_COMM_SELF, name, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                    MPI_INFO_NULL, &f))) {
+                RT_OK(rio_file_write_at(f, off, b, (int)n, MPI_BYTE, &st));
+                RT_OK(rio_file_close(&f));
+            }
+        } else {
+            CHECK(rt_pwrite_file(path, b, n, off, trunc) == 0, "pre-filling %s: %s", path,
+                  strerror(errno));
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/** Remove resonio's file path (rank 0; absent is fine), then a barrier. */
+static inline void ct_unlink_rio(const char *path)
+{
+    if (rt_rank == 0) {
+        if (ct_emu) {
+            char name[4300];
+            ct_rio_name(name, sizeof name, path);
+            rio_file_delete(name, MPI_INFO_NULL);
+        } else {
+            unlink(path);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* ---- rio_coll_last ------------------------------------------------------------------ */
 
 /** rio_coll_last into *in (zeroed first); returns nonzero on success. */
@@ -355,16 +432,14 @@ static inline unsigned char *ct_il_data(void)
     return buf;
 }
 
-/** 0xEE over the whole span of path (rank 0), then a barrier. */
+/** 0xEE over the whole span of resonio's file path, and nothing else
+ *  (rank 0, ct_fill_rio), then a barrier. */
 static inline void ct_il_prefill(const char *path)
 {
-    if (rt_rank == 0) {
-        unsigned char *f = malloc((size_t)ct_il_span());
-        memset(f, 0xEE, (size_t)ct_il_span());
-        CHECK(rt_pwrite_file(path, f, (size_t)ct_il_span(), 0, 1) == 0, "cannot write %s", path);
-        free(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    unsigned char *f = malloc((size_t)ct_il_span());
+    memset(f, 0xEE, (size_t)ct_il_span());
+    ct_fill_rio(path, f, (size_t)ct_il_span(), 0, 1);
+    free(f);
 }
 
 /** Set this rank's view of the access on fh; returns the MPI code. */
@@ -383,7 +458,7 @@ static inline int ct_il_view(rio_file *fh)
 
 /**
  * The first of this rank's bytes that is wrong: in buf (a read) or, with
- * buf NULL, in the file at path, read with POSIX between two barriers
+ * buf NULL, in resonio's file at path, read without resonio (ct_slurp) between two barriers
  * (collective then).  Returns its index, or -1 when every byte is right;
  * *got is the value found (-1: past the end of the file), *off its offset.
  */
@@ -394,7 +469,7 @@ static inline long long ct_il_check(const char *path, const unsigned char *buf, 
     unsigned char *file = NULL;
     if (!buf) {
         MPI_Barrier(MPI_COMM_WORLD);
-        file = RT_SLURP(path, &len);
+        file = ct_slurp(path, &len);
     }
     for (long long i = 0; (buf || file) && i < CT_IL_BYTES && bad < 0; i++) {
         long long o = ct_il_off(i);

@@ -48,7 +48,6 @@
  * type was not touched.
  */
 #include "ctest_util.h"
-#include "../emu/emu_test.h"
 
 #include <signal.h>
 
@@ -98,7 +97,6 @@ static const struct config configs[] = {
 
 static const char *strategy;
 static int nfactor = 4;
-static const char *emu_service; /* -emu: RESONIO_EMU_DIR, else NULL (posix files) */
 static int deferred;            /* -deferred 1: romio_no_indep_rw=true (deferred open) */
 static int exchange_calls; /* calls that aggregated in rounds, this configuration */
 static int rounds_checked; /* of those, calls held to "several rounds" */
@@ -653,61 +651,26 @@ struct saved {
     long long nread;
 };
 
-/* The name resonio opens for path: emu:<path> in the emulated storage. */
-static void rio_name(char *out, size_t n, const char *path)
-{
-    snprintf(out, n, "%s%s", emu_service ? "emu:" : "", path);
-}
-
 static void prefill(const char *path, int k, int through_rio)
 {
     long long end = prefill_end(k, rt_nprocs), B = region_base(k);
     if (!end)
         return;
+    unsigned char *b = NULL;
     if (rt_rank == 0) {
-        unsigned char *b = malloc((size_t)(end - B));
+        b = malloc((size_t)(end - B));
         for (long long o = B; o < end; o++)
             b[o - B] = pat(BG_RANK, o);
-        if (through_rio && emu_service) {
-            char name[4300];
-            rio_file *f = RIO_FILE_NULL;
-            MPI_Status st;
-            rio_name(name, sizeof name, path);
-            if (RT_OK(rio_file_open(MPI_COMM_SELF, name, MPI_MODE_RDWR, MPI_INFO_NULL, &f))) {
-                RT_OK(rio_file_write_at(f, B, b, (int)(end - B), MPI_BYTE, &st));
-                RT_OK(rio_file_close(&f));
-            }
-        } else {
+    }
+    if (through_rio) {
+        ct_fill_rio(path, b, (size_t)(end - B), B, 0);
+    } else {
+        if (rt_rank == 0)
             CHECK(rt_pwrite_file(path, b, (size_t)(end - B), B, 0) == 0, "pre-filling %s: %s",
                   path, strerror(errno));
-        }
-        free(b);
+        MPI_Barrier(MPI_COMM_WORLD);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-}
-
-/* resonio's file, read from storage without resonio. */
-static unsigned char *slurp_rio(const char *path, long long *len)
-{
-    if (!emu_service)
-        return RT_SLURP(path, len);
-    unsigned char *p = emu_slurp(emu_service, path, len);
-    CHECK(p, "%s is not in the emu service %s", path, emu_service);
-    return p;
-}
-
-/* Remove resonio's file (collective). */
-static void unlink_rio(const char *path)
-{
-    if (!emu_service) {
-        ct_unlink_all(path);
-        return;
-    }
-    char name[4300];
-    rio_name(name, sizeof name, path);
-    if (rt_rank == 0)
-        rio_file_delete(name, MPI_INFO_NULL); /* absent is fine */
-    MPI_Barrier(MPI_COMM_WORLD);
+    free(b);
 }
 
 static MPI_Info view_info(int k)
@@ -870,7 +833,7 @@ static void run_config(const struct config *cf)
     memset(sv, 0, sizeof sv);
     snprintf(suffix, sizeof suffix, "%s.rio", cf->tag);
     rt_path(path, sizeof path, suffix);
-    unlink_rio(path);
+    ct_unlink_rio(path);
     snprintf(cbs, sizeof cbs, "%lld", cf->cb);
     snprintf(rpn, sizeof rpn, "%d", cf->rpn);
     snprintf(unit, sizeof unit, "%d", UNIT);
@@ -881,7 +844,7 @@ static void run_config(const struct config *cf)
                             "resonio_shm", cf->shm ? "enable" : NULL, "romio_no_indep_rw",
                             deferred ? "true" : NULL, NULL);
     char name[4300];
-    rio_name(name, sizeof name, path);
+    ct_rio_name(name, sizeof name, path);
     int rc = rio_file_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
     MPI_Info_free(&info);
     if (!RT_OK(rc))
@@ -905,7 +868,7 @@ static void run_config(const struct config *cf)
 
     /* what each rank read is what the file holds */
     long long lr = 0, lm = 0;
-    unsigned char *fr = slurp_rio(path, &lr);
+    unsigned char *fr = ct_slurp(path, &lr);
     for (int k = 0; k < NPK; k++) {
         if (!(cf->patterns >> k & 1))
             continue;
@@ -923,7 +886,7 @@ static void run_config(const struct config *cf)
     }
     free(fr);
     MPI_Barrier(MPI_COMM_WORLD);
-    unlink_rio(path);
+    ct_unlink_rio(path);
 }
 
 /* The MPI library's own MPI-IO writes every pattern the same way. */
@@ -970,14 +933,11 @@ int main(int argc, char **argv)
         if (nfactor < 1 || 3 * UNIT * nfactor >= REGION || nfactor > RIO_COLL_MAX_TARGETS)
             return rt_finish();
     }
-    if (rt_arg("-emu")) {
-        emu_service = getenv("RESONIO_EMU_DIR");
-        int n = atoi(rt_arg("-emu"));
-        CHECK(emu_service && n >= 1, "-emu needs a target count and RESONIO_EMU_DIR");
-        if (!emu_service || n < 1)
-            return rt_finish();
-        nfactor = n < 4 ? n : 4;
-    }
+    int targets = 0;
+    if (ct_emu_arg(&targets))
+        return rt_finish();
+    if (ct_emu)
+        nfactor = targets < 4 ? targets : 4;
     if (rt_nprocs > 64 || rt_nprocs > (int)(sizeof real_node_of / sizeof real_node_of[0])) {
         CHECK(0, "at most 64 ranks (writer sets are 64-bit masks)");
         return rt_finish();
@@ -1003,7 +963,7 @@ int main(int argc, char **argv)
     rt_path(mpi_path, sizeof mpi_path, "mpi");
     write_mpi_file();
     for (int c = 0; c < NCONFIGS; c++)
-        if (!emu_service || configs[c].layout)
+        if (!ct_emu || configs[c].layout)
             run_config(&configs[c]);
     alarm(0);
     if (rt_rank == 0)
