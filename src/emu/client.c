@@ -166,8 +166,18 @@ static int recv_rep(struct rio_emu_client *cl, int t, unsigned op, uint64_t id)
         return sys_fail(cl, t, -EPROTO, "malformed reply");
     if (h.length > tg->rcap) {
         unsigned char *p = rio__realloc(tg->rb, h.length);
-        if (!p)
-            return sys_fail(cl, t, -ENOMEM, "reply buffer");
+        if (!p) { /* the reply is dropped, the connection kept in step */
+            unsigned char sink[4096];
+            for (uint64_t left = h.length; left > 0;) {
+                size_t k = left < sizeof sink ? (size_t)left : sizeof sink;
+                if ((rc = recv_all(tg->fd, sink, k)))
+                    return sys_fail(cl, t, rc, "reading a reply");
+                left -= k;
+            }
+            rio__err_detail("emu service %s, target %d: no memory for a reply of %llu bytes",
+                            cl->dir, t, (unsigned long long)h.length);
+            return -ENOMEM;
+        }
         tg->rb = p;
         tg->rcap = h.length;
     }

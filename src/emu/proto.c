@@ -344,6 +344,7 @@ void rio__emu_put_bytes(struct rio_emu_buf *b, const void *src, size_t n)
 void rio__emu_msg_begin(struct rio_emu_buf *b)
 {
     b->n = 0;
+    b->err = 0; /* a failed allocation spoils its own message, not the next */
     rio__emu_buf_grow(b, RIO_EMU_HDR_SIZE);
 }
 

@@ -21,7 +21,11 @@
  *
  * -factor N sets the stripe count (default 4; 1 with 8 ranks gives
  * resonant timed agents, several per target); -shm turns resonio_shm on
- * (node-local data through shared round buffers), given as "-shm 1".
+ * (node-local data through shared round buffers), given as "-shm 1";
+ * -emu N puts the file on the emulated storage of N targets
+ * (RESONIO_EMU_DIR; the stripe count is then N), where direct sends
+ * datatype requests and resonant's reads prefetch, and checks it from
+ * the service's objects.
  */
 #include "ctest_util.h"
 
@@ -76,8 +80,10 @@ static int open_only(int amode, rio_file **fh)
     MPI_Info info = rt_info("resonio_strategy", strategy, "striping_unit", unit,
                             "striping_factor", factor, "cb_buffer_size", CB, "resonio_shm", shm,
                             NULL);
+    char name[4300];
+    ct_rio_name(name, sizeof name, path);
     *fh = RIO_FILE_NULL;
-    int rc = rio_file_open(MPI_COMM_WORLD, path, amode, info, fh);
+    int rc = rio_file_open(MPI_COMM_WORLD, name, amode, info, fh);
     MPI_Info_free(&info);
     return rc;
 }
@@ -107,7 +113,7 @@ static int sweep_open(void)
 {
     int k = 0;
     for (long n = 1; n <= MAXN; n++) {
-        ct_unlink_all(path);
+        ct_unlink_rio(path);
         rio_file *fh;
         arm(n);
         int code = open_only(MPI_MODE_CREATE | MPI_MODE_RDWR, &fh);
@@ -150,8 +156,9 @@ static int sweep_data(int write)
             k++;
             code = write ? rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st)
                          : rio_file_read_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st);
-            CHECK(code == MPI_SUCCESS, "[%s] %s, victim %d, n=%ld: the repeated call failed",
-                  strategy, op, victim, n);
+            char msg[MPI_MAX_ERROR_STRING];
+            CHECK(code == MPI_SUCCESS, "[%s] %s, victim %d, n=%ld: the repeated call failed: %s",
+                  strategy, op, victim, n, code == MPI_SUCCESS ? "" : rt_errstr(code, msg));
         }
         if (o >= 0)
             verify(write ? NULL : buf, o ? "repeated" : "first", n);
@@ -173,6 +180,11 @@ int main(int argc, char **argv)
         factor_n = atoi(rt_arg("-factor"));
     if (rt_arg("-shm"))
         shm = "enable";
+    int targets = 0;
+    if (ct_emu_arg(&targets))
+        return rt_finish();
+    if (ct_emu)
+        factor_n = targets;
     CHECK(factor_n >= 1 && factor_n <= 64, "-factor %d: 1 to 64", factor_n);
     rt_path(path, sizeof path, "nomem");
     for (victim = 0; victim < rt_nprocs; victim++) {
@@ -188,6 +200,6 @@ int main(int argc, char **argv)
             printf("victim %d: open failed %d times, write %d, read %d\n", victim, ko, kw, kr);
     }
     alarm(0);
-    ct_unlink_all(path);
+    ct_unlink_rio(path);
     return rt_finish();
 }
