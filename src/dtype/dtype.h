@@ -95,10 +95,14 @@ int rio__dtype_unpack(const struct rio_dtype *dt, MPI_Count count, void *buf, MP
 /**
  * Check that filetype is a valid filetype for etype in a view: nonnegative,
  * nondecreasing, non-overlapping displacements (within one tile and from
- * tile to tile) and a size that is a whole number of etypes.  0 or
- * RIO_E_FILETYPE with a detail naming the cause.
+ * tile to tile) and a size that is a whole number of etypes.  With
+ * read_only, regions of one tile may overlap if their displacements do
+ * not decrease: *overlaps is then 1 (else 0), and such a view must be
+ * read region by region in stream order.  0 or RIO_E_FILETYPE with a
+ * detail naming the cause.
  */
-int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio_dtype *etype);
+int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio_dtype *etype,
+                              int read_only, int *overlaps);
 
 /**
  * File offset of stream byte `pos` of a view (displacement disp, filetype

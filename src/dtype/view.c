@@ -11,7 +11,10 @@
  * tile increase without overlap (mono), start at or after 0 (true lb),
  * and a tile's data ends before the next tile's begins (true ub <= extent
  * + true lb).  Only when a check fails is the tile walked, to name the
- * offending region in the error detail.
+ * offending region in the error detail.  A file opened read-only may
+ * have a filetype whose regions overlap, as long as their displacements
+ * do not decrease (MPI forbids overlaps only where the file is written):
+ * the check walks the tile to make sure.
  */
 #include "dtype_int.h"
 
@@ -46,8 +49,27 @@ static int name_bad_region(const struct rio_dtype *ft)
     return found;
 }
 
+/* Do the regions of one tile start at nondecreasing displacements, none
+ * negative (overlaps allowed)?  Walks the tile: only a filetype that is
+ * not mono comes here, once per set_view. */
+static int starts_nondecreasing(const struct rio_dtype *ft)
+{
+    struct rio_dtype_iter it;
+    MPI_Offset off, len, prev = 0;
+    int ok = 1;
+    if (rio__dtype_iter_init(&it, ft, 1, 0))
+        return 0;
+    while (ok && rio__dtype_iter_next(&it, 0, &off, &len)) {
+        ok = off >= prev;
+        prev = off;
+    }
+    rio__dtype_iter_free(&it);
+    return ok;
+}
+
 /* Contract in dtype.h: 0 or RIO_E_FILETYPE with a detail. */
-int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio_dtype *etype)
+int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio_dtype *etype,
+                              int read_only, int *overlaps)
 {
     const struct rio_dl *r = filetype->root;
     MPI_Count fsize = filetype->info.size, esize = etype->info.size;
@@ -65,7 +87,10 @@ int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio
                         (long long)fsize, (long long)esize);
         return RIO_E_FILETYPE;
     }
-    if (!r->mono || r->tlb < 0) {
+    *overlaps = 0;
+    if (read_only && !r->mono && r->tlb >= 0 && starts_nondecreasing(filetype)) {
+        *overlaps = 1; /* regions overlap: allowed where nothing is written */
+    } else if (!r->mono || r->tlb < 0) {
         if (!name_bad_region(filetype)) {
             if (r->tlb < 0)
                 rio__err_detail("filetype has data at negative displacement %lld",
@@ -104,11 +129,20 @@ MPI_Offset rio__dtype_view_offset(const struct rio_dtype *ft, MPI_Offset disp, M
 }
 
 /* Contract in dtype.h: first and one-past-last file bytes of len stream
- * bytes from pos; the filetype must have passed rio__dtype_check_filetype
- * (its mapping is then nondecreasing). */
+ * bytes from pos; the filetype must have passed rio__dtype_check_filetype.
+ * Its mapping is then nondecreasing, unless its regions overlap (a
+ * read-only view): then the tiles' bounds, which hold every byte. */
 void rio__dtype_view_extent(const struct rio_dtype *ft, MPI_Offset disp, MPI_Offset pos,
                             MPI_Offset len, MPI_Offset *first, MPI_Offset *end)
 {
+    const struct rio_dl *r = ft->root;
+    MPI_Offset size = ft->info.size;
+    if (r && !r->mono && size > 0 && len > 0) {
+        MPI_Offset t0 = pos / size, t1 = (pos + len - 1) / size;
+        *first = disp + t0 * ft->info.extent + r->tlb;
+        *end = disp + t1 * ft->info.extent + r->tub;
+        return;
+    }
     *first = rio__dtype_view_offset(ft, disp, pos);
     *end = len > 0 ? rio__dtype_view_offset(ft, disp, pos + len - 1) + 1 : *first;
 }

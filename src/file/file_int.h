@@ -33,6 +33,10 @@ struct rio_file {
     MPI_Offset etype_size;
     char datarep[MPI_MAX_DATAREP_STRING];
     const struct rio_datarep *drep; /* NULL for native and internal */
+    int view_overlaps;              /* the filetype's regions overlap (a read-only file):
+                                       accessed region by region in stream order */
+    int views_overlap;              /* some rank's view does (agreed at set_view): collective
+                                       calls bypass the engine on every rank */
 
     /* file pointers, in etypes of the current view */
     MPI_Offset fp_ind;

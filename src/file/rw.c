@@ -149,6 +149,8 @@ static int rw_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count
         .disp = fh->disp,
         .file_start = pos * fh->etype_size,
         .nbytes = nbytes,
+        /* overlapping regions: one storage call per run, in stream order */
+        .method = fh->view_overlaps ? RIO_INDEP_POSIX : RIO_INDEP_AUTO,
     };
     *done = 0;
 
@@ -329,9 +331,11 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     }
     }
     /* Collective calls go through the collective engine, except where each
-     * rank must convert (data representations) or lock (atomic mode) its own
-     * data: then every rank takes the independent path. */
-    int engine = coll && !fh->drep && !fh->atomic;
+     * rank must convert (data representations), lock (atomic mode) or read
+     * overlapping regions of its view (which the engine's file-ordered
+     * exchange does not model) itself: then every rank takes the
+     * independent path. */
+    int engine = coll && !fh->drep && !fh->atomic && !fh->views_overlap;
     if (engine) {
         int cerr = coll_core(fh, write, pos, buf, count, dt, err ? 0 : nbytes, &done);
         if (!err)

@@ -156,7 +156,7 @@ void rio__view_free(rio_file *fh)
 /* Install a checked view; takes ownership of the references given. */
 static void install(rio_file *fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
                     struct rio_dtype *et_dt, struct rio_dtype *ft_dt, const char *datarep,
-                    const struct rio_datarep *drep)
+                    const struct rio_datarep *drep, int overlaps, int overlaps_any)
 {
     rio__view_free(fh);
     fh->disp = disp;
@@ -167,6 +167,8 @@ static void install(rio_file *fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype
     fh->etype_size = (MPI_Offset)rio__dtype_info(et_dt)->size;
     snprintf(fh->datarep, sizeof fh->datarep, "%s", datarep);
     fh->drep = drep;
+    fh->view_overlaps = overlaps;
+    fh->views_overlap = overlaps_any;
 }
 
 int rio__view_default(rio_file *fh)
@@ -180,7 +182,7 @@ int rio__view_default(rio_file *fh)
             rio__dtype_put(b1);
         return err;
     }
-    install(fh, 0, MPI_BYTE, MPI_BYTE, b1, b2, "native", NULL);
+    install(fh, 0, MPI_BYTE, MPI_BYTE, b1, b2, "native", NULL, 0, 0);
     return 0;
 }
 
@@ -191,6 +193,7 @@ int rio_file_set_view(rio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     struct rio_dtype *et_dt = NULL, *ft_dt = NULL;
     MPI_Datatype et = MPI_DATATYPE_NULL, ft = MPI_DATATYPE_NULL;
     const struct rio_datarep *drep = NULL;
+    int overlaps = 0, overlaps_any = 0;
     int err = rio__file_check(fh);
     if (err)
         return rio__file_return(fh, err, op);
@@ -237,7 +240,8 @@ int rio_file_set_view(rio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         rio__err_detail("filetype holds no data");
         goto agree;
     }
-    err = rio__dtype_check_filetype(ft_dt, et_dt);
+    err = rio__dtype_check_filetype(ft_dt, et_dt, (fh->amode & MPI_MODE_RDONLY) != 0,
+                                    &overlaps);
     if (err)
         goto agree;
     err = keep_type(etype, &et);
@@ -246,8 +250,9 @@ int rio_file_set_view(rio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 agree:
     {
         MPI_Offset esz = et_dt ? (MPI_Offset)rio__dtype_info(et_dt)->size : -1;
-        MPI_Offset mm[2] = {esz, -esz}, r[2];
-        MPI_Allreduce(mm, r, 2, RIO_MPI_OFFSET_SIGNED, MPI_MAX, fh->comm);
+        MPI_Offset mm[3] = {esz, -esz, overlaps}, r[3];
+        MPI_Allreduce(mm, r, 3, RIO_MPI_OFFSET_SIGNED, MPI_MAX, fh->comm);
+        overlaps_any = (int)r[2];
         if (!err && (r[0] != esz || -r[1] != esz)) {
             err = RIO_E_NOT_SAME;
             rio__err_detail("etype size differs between ranks");
@@ -272,7 +277,7 @@ agree:
         free_type(&ft);
         return rio__file_return(fh, err, op);
     }
-    install(fh, disp, et, ft, et_dt, ft_dt, datarep, drep);
+    install(fh, disp, et, ft, et_dt, ft_dt, datarep, drep, overlaps, overlaps_any);
     rio__hints_apply(&fh->hints, info, 0);
     fh->fp_ind = 0;
     if (fh->rank == 0)

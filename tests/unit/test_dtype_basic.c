@@ -641,6 +641,15 @@ static struct rio_dtype *get(MPI_Datatype t)
     return dt;
 }
 
+/* rio__dtype_check_filetype, read_only or not; *overlaps must be 0 unless
+ * the filetype was accepted for reading with overlaps. */
+static int ft_overlaps;
+static int check_ft(const struct rio_dtype *ft, const struct rio_dtype *et, int read_only)
+{
+    ft_overlaps = -1;
+    return rio__dtype_check_filetype(ft, et, read_only, &ft_overlaps);
+}
+
 static void test_filetype_and_view(void)
 {
     MPI_Datatype t, r;
@@ -651,8 +660,9 @@ static void test_filetype_and_view(void)
     MPI_Type_create_resized(t, 0, 16, &r);
     MPI_Type_commit(&r);
     ft = get(r);
-    CHECK(rio__dtype_check_filetype(ft, et) == 0, "valid filetype accepted");
-    CHECK(rio__dtype_check_filetype(ft, ed) == 0, "8-byte filetype with a double etype");
+    CHECK(check_ft(ft, et, 0) == 0 && ft_overlaps == 0, "valid filetype accepted");
+    CHECK(check_ft(ft, et, 1) == 0 && ft_overlaps == 0, "valid filetype: no overlaps read-only");
+    CHECK(check_ft(ft, ed, 0) == 0, "8-byte filetype with a double etype");
     CHECK(rio__dtype_view_offset(ft, 100, 0) == 100, "view offset of byte 0");
     CHECK(rio__dtype_view_offset(ft, 100, 5) == 109, "view offset of byte 5");
     CHECK(rio__dtype_view_offset(ft, 100, 8) == 116, "view offset of byte 8 (tile 1)");
@@ -675,7 +685,7 @@ static void test_filetype_and_view(void)
     MPI_Type_create_resized(t, 4, 4, &r);
     MPI_Type_commit(&r);
     ft = get(r);
-    CHECK(rio__dtype_check_filetype(ft, et) == 0, "filetype with lb 4, extent 4 accepted");
+    CHECK(check_ft(ft, et, 0) == 0, "filetype with lb 4, extent 4 accepted");
     CHECK(rio__dtype_view_offset(ft, 0, 9) == 13, "view offset with lb 4");
     rio__dtype_put(ft);
     MPI_Type_free(&r);
@@ -687,7 +697,8 @@ static void test_filetype_and_view(void)
     MPI_Type_create_hindexed(2, b2, d2, MPI_INT, &t);
     MPI_Type_commit(&t);
     ft = get(t);
-    CHECK(rio__dtype_check_filetype(ft, et) == RIO_E_FILETYPE, "decreasing filetype rejected");
+    CHECK(check_ft(ft, et, 0) == RIO_E_FILETYPE, "decreasing filetype rejected");
+    CHECK(check_ft(ft, et, 1) == RIO_E_FILETYPE, "decreasing filetype rejected read-only");
     rio__dtype_put(ft);
     MPI_Type_free(&t);
 
@@ -696,7 +707,19 @@ static void test_filetype_and_view(void)
     MPI_Type_create_hindexed(2, b2, d3, MPI_INT, &t);
     MPI_Type_commit(&t);
     ft = get(t);
-    CHECK(rio__dtype_check_filetype(ft, et) == RIO_E_FILETYPE, "overlapping filetype rejected");
+    CHECK(check_ft(ft, et, 0) == RIO_E_FILETYPE, "overlapping filetype rejected");
+    /* ... unless nothing is written: (0,4)(2,4), tiles of 6 bytes */
+    CHECK(check_ft(ft, et, 1) == 0 && ft_overlaps == 1,
+          "overlapping filetype accepted read-only, overlaps %d", ft_overlaps);
+    CHECK(rio__dtype_view_offset(ft, 0, 4) == 2 && rio__dtype_view_offset(ft, 0, 7) == 5 &&
+              rio__dtype_view_offset(ft, 0, 8) == 6,
+          "view offsets of an overlapping filetype");
+    rio__dtype_view_extent(ft, 0, 0, 8, &first, &end);
+    CHECK(first == 0 && end == 6, "overlapping view extent of a tile (%lld, %lld)",
+          (long long)first, (long long)end);
+    rio__dtype_view_extent(ft, 100, 3, 6, &first, &end);
+    CHECK(first == 100 && end == 112, "overlapping view extent over two tiles (%lld, %lld)",
+          (long long)first, (long long)end);
     rio__dtype_put(ft);
     MPI_Type_free(&t);
 
@@ -705,7 +728,8 @@ static void test_filetype_and_view(void)
     MPI_Type_create_hindexed(2, b2, d4, MPI_INT, &t);
     MPI_Type_commit(&t);
     ft = get(t);
-    CHECK(rio__dtype_check_filetype(ft, et) == RIO_E_FILETYPE, "negative filetype rejected");
+    CHECK(check_ft(ft, et, 0) == RIO_E_FILETYPE, "negative filetype rejected");
+    CHECK(check_ft(ft, et, 1) == RIO_E_FILETYPE, "negative filetype rejected read-only");
     rio__dtype_put(ft);
     MPI_Type_free(&t);
 
@@ -714,7 +738,8 @@ static void test_filetype_and_view(void)
     MPI_Type_create_resized(t, 0, 4, &r);
     MPI_Type_commit(&r);
     ft = get(r);
-    CHECK(rio__dtype_check_filetype(ft, et) == RIO_E_FILETYPE, "overlapping tiles rejected");
+    CHECK(check_ft(ft, et, 0) == RIO_E_FILETYPE, "overlapping tiles rejected");
+    CHECK(check_ft(ft, et, 1) == RIO_E_FILETYPE, "overlapping tiles rejected read-only");
     CHECK(rio__dtype_info(ft)->monotonic == 0, "overlapping tiles: not monotonic");
     rio__dtype_put(ft);
     MPI_Type_free(&r);
@@ -724,9 +749,9 @@ static void test_filetype_and_view(void)
     MPI_Type_contiguous(3, MPI_INT, &t);
     MPI_Type_commit(&t);
     ft = get(t);
-    CHECK(rio__dtype_check_filetype(ft, ed) == RIO_E_FILETYPE,
+    CHECK(check_ft(ft, ed, 0) == RIO_E_FILETYPE,
           "12-byte filetype with a double etype rejected");
-    CHECK(rio__dtype_check_filetype(ft, et) == 0, "12-byte filetype with an int etype");
+    CHECK(check_ft(ft, et, 0) == 0, "12-byte filetype with an int etype");
     rio__dtype_put(ft);
     MPI_Type_free(&t);
 

@@ -853,13 +853,27 @@ static int check_type(MPI_Datatype t, int count, struct rio_dtype *etype)
     /* filetype validity and the view mapping */
     if (!bad) {
         int valid = rf.size > 0 && rf.mono && rf.tlb >= 0 && ext > 0 && rf.tub <= ext + rf.tlb;
-        err = rio__dtype_check_filetype(dt, etype);
-        if ((err == 0) != valid || (err && err != RIO_E_FILETYPE)) {
-            printf("    check_filetype %d, reference says %s\n", err,
+        /* read-only: regions may overlap if their displacements do not decrease */
+        int starts_up = 1;
+        for (size_t i = 1; i < one.n; i++)
+            starts_up = starts_up && one.v[i].off >= one.v[i - 1].off;
+        int valid_ro = valid || (rf.size > 0 && rf.tlb >= 0 && ext > 0 &&
+                                 rf.tub <= ext + rf.tlb && starts_up);
+        int ovl = -1, ovl_ro = -1;
+        err = rio__dtype_check_filetype(dt, etype, 0, &ovl);
+        int err_ro = rio__dtype_check_filetype(dt, etype, 1, &ovl_ro);
+        if ((err == 0) != valid || (err && err != RIO_E_FILETYPE) || (!err && ovl != 0)) {
+            printf("    check_filetype %d (overlaps %d), reference says %s\n", err, ovl,
                    valid ? "valid" : "invalid");
             bad = 1;
         }
-        if (valid && !bad) {
+        if ((err_ro == 0) != valid_ro || (err_ro && err_ro != RIO_E_FILETYPE) ||
+            (!err_ro && ovl_ro != !valid)) {
+            printf("    check_filetype read-only %d (overlaps %d), reference says %s\n", err_ro,
+                   ovl_ro, valid_ro ? (valid ? "valid" : "valid, overlapping") : "invalid");
+            bad = 1;
+        }
+        if (valid_ro && !bad) {
             for (int r = 0; r < 4; r++) {
                 MPI_Offset pos = rnd64() % (uint64_t)(rf.size * 50), tile = pos / rf.size,
                            rem = pos % rf.size, want = 0;
@@ -879,11 +893,22 @@ static int check_type(MPI_Datatype t, int count, struct rio_dtype *etype)
                 }
                 MPI_Offset len = 1 + rnd(3 * (int)rf.size);
                 rio__dtype_view_extent(dt, 1000, pos, len, &first, &end);
-                if (first != at || end != rio__dtype_view_offset(dt, 1000, pos + len - 1) + 1) {
+                if (valid &&
+                    (first != at || end != rio__dtype_view_offset(dt, 1000, pos + len - 1) + 1)) {
                     printf("    view extent\n");
                     bad = 1;
                     break;
                 }
+                for (MPI_Offset k = 0; !valid && k < len && !bad; k++) {
+                    MPI_Offset o = rio__dtype_view_offset(dt, 1000, pos + k);
+                    if (o < first || o >= end) {
+                        printf("    overlapping view extent [%lld, %lld) misses %lld\n",
+                               (long long)first, (long long)end, (long long)o);
+                        bad = 1;
+                    }
+                }
+                if (bad)
+                    break;
             }
         }
     }
