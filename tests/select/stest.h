@@ -109,6 +109,14 @@ static inline int st_open(struct st_file *f, const char *suffix, MPI_Info extra)
     MPI_Info_get(info, "resonio_select_patience", (int)sizeof v - 1, v, &has);
     if (!has)
         MPI_Info_set(info, "resonio_select_patience", "1");
+    /* and no re-examination at all unless they test deviations (they set
+     * the threshold): a call's own throughput is recorded with the call,
+     * so with one deviating call enough the noise of the very call after a
+     * decision (17 % below the mean, seen once under MPICH) would make the
+     * test see a re-examination instead of the decision */
+    MPI_Info_get(info, "resonio_select_threshold", (int)sizeof v - 1, v, &has);
+    if (!has)
+        MPI_Info_set(info, "resonio_select_threshold", "5");
     /* and a fresh examination in every file, unless they test reuse */
     MPI_Info_get(info, "resonio_select_reuse", (int)sizeof v - 1, v, &has);
     if (!has)

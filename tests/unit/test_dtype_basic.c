@@ -708,7 +708,17 @@ static void test_filetype_and_view(void)
     MPI_Type_commit(&t);
     ft = get(t);
     CHECK(check_ft(ft, et, 0) == RIO_E_FILETYPE, "overlapping filetype rejected");
-    /* ... unless nothing is written: (0,4)(2,4), tiles of 6 bytes */
+    rio__dtype_put(ft);
+    MPI_Type_free(&t);
+    /* ... unless nothing is written: bytes (0,4)(2,4), tiles of 6 bytes
+     * (resized: an int type's extent would be padded to 8) */
+    int b4[] = {4, 4};
+    MPI_Type_create_hindexed(2, b4, d3, MPI_BYTE, &r);
+    MPI_Type_create_resized(r, 0, 6, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_free(&r);
+    ft = get(t);
+    CHECK(check_ft(ft, et, 0) == RIO_E_FILETYPE, "overlapping byte filetype rejected");
     CHECK(check_ft(ft, et, 1) == 0 && ft_overlaps == 1,
           "overlapping filetype accepted read-only, overlaps %d", ft_overlaps);
     CHECK(rio__dtype_view_offset(ft, 0, 4) == 2 && rio__dtype_view_offset(ft, 0, 7) == 5 &&
