@@ -1030,31 +1030,27 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     ctx->agree[0] = 0;
     ctx->agree[1] = ctx->agree[2] = NO_SHIFT;
     ctx->agree[3] = 0;
-    ctx->call_selected = 0;
     const char *name = choose(req, reason, sizeof reason);
     int is_auto = !strcmp(name, "auto");
     double t_sel = rio__now();
-    int steady = steady_path(ctx, &c, name);
-    if (steady) {
-        if (is_auto) {
-            rio__select_configure(ctx->sel, req->hints);
-            name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, sizeof reason);
-            selected = 1;
-            c.total = ctx->sig.bytes;
-            rio__select_charge(ctx->sel, rio__now() - t_sel);
-        }
-    } else {
+    int steady = steady_path(ctx, &c, name); /* under auto only with a selector */
+    if (!steady) {
         int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
         rc = summary(&c, c.layout.known, may_compute);
         if (rc)
             goto out;
         t_sel = rio__now();
-        if (is_auto && ctx->sel) {
-            rio__select_configure(ctx->sel, req->hints);
+    }
+    if (is_auto && ctx->sel) {
+        rio__select_configure(ctx->sel, req->hints);
+        if (steady) { /* the kept signature stands for the summary */
+            name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, sizeof reason);
+            c.total = ctx->sig.bytes;
+        } else {
             name = select_auto(&c, reason, sizeof reason);
-            selected = 1;
-            rio__select_charge(ctx->sel, rio__now() - t_sel);
         }
+        selected = 1;
+        rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
     keep_shape(ctx, &c);
     s = rio__coll_strategy_find(name);

@@ -148,12 +148,20 @@ static void next_candidate(struct sel_entry *e)
     }
 }
 
-static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_sig *sig,
-                                   const char *const *cands, int ncand)
+static struct sel_entry *find_entry(const struct rio_select *s, const struct rio_sel_sig *sig)
 {
     for (int i = 0; i < s->n; i++)
         if (same_sig(&s->e[i].sig, sig))
-            return &s->e[i];
+            return (struct sel_entry *)&s->e[i];
+    return NULL;
+}
+
+static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_sig *sig,
+                                   const char *const *cands, int ncand)
+{
+    struct sel_entry *found = find_entry(s, sig);
+    if (found)
+        return found;
     int slot = s->n < SEL_MAX_SIGS ? s->n++ : (int)(s->evict++ % SEL_MAX_SIGS);
     struct sel_entry *e = &s->e[slot];
     memset(e, 0, sizeof *e);
@@ -221,10 +229,8 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
 
 const char *rio__select_peek(const struct rio_select *s, const struct rio_sel_sig *sig)
 {
-    for (int i = 0; i < s->n; i++)
-        if (same_sig(&s->e[i].sig, sig))
-            return s->e[i].examining || s->e[i].chosen < 0 ? NULL : s->e[i].cand[s->e[i].chosen];
-    return NULL;
+    const struct sel_entry *e = find_entry(s, sig);
+    return !e || e->examining || e->chosen < 0 ? NULL : e->cand[e->chosen];
 }
 
 static void decide(struct rio_select *s, struct sel_entry *e)
