@@ -414,7 +414,7 @@ static void inflight_finish(struct inflight *f)
         struct unpack_job *u = &f->jobs[j];
         const char *s = u->buf;
         for (MPI_Count k = 0; k < u->n; k++) {
-            memcpy(u->base[k], s, (size_t)u->len[k]);
+            rio__copy_run(u->base[k], s, u->len[k]);
             s += u->len[k];
         }
         rio__pool_free(u->buf);
@@ -462,7 +462,7 @@ static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
     if (send) {
         char *d = buf;
         for (MPI_Count k = 0; k < n; k++) {
-            memcpy(d, base[k], (size_t)len[k]);
+            rio__copy_run(d, base[k], len[k]);
             d += len[k];
         }
         f->bufs[f->nbufs++] = buf;
@@ -872,9 +872,9 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
                     const struct piece *q = &e->mine[a].v[own_first + k];
                     char *b = cbuf + (q->coord - wbase);
                     if (write)
-                        memcpy(b, q->mem, (size_t)q->len);
+                        rio__copy_run(b, q->mem, q->len);
                     else
-                        memcpy(q->mem, b, (size_t)q->len);
+                        rio__copy_run(q->mem, b, q->len);
                     c->copies += q->len;
                 }
                 continue;
@@ -925,14 +925,14 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
             if (i == c->rank && !e->drain) {
                 for (MPI_Count k = 0; k < own_n; k++) {
                     const struct piece *q = &e->mine[a].v[own_first + k];
-                    memcpy(cbuf + (q->coord - wbase), q->mem, (size_t)q->len);
+                    rio__copy_run(cbuf + (q->coord - wbase), q->mem, q->len);
                     c->copies += q->len;
                 }
             } else if (stage[i] && !e->drain) {
                 char *s = stage[i];
                 for (MPI_Count k = 0; k < nmeta[i]; k++) {
                     MPI_Offset len = metas[i][2 * k + 1];
-                    memcpy(cbuf + (metas[i][2 * k] - wbase), s, (size_t)len);
+                    rio__copy_run(cbuf + (metas[i][2 * k] - wbase), s, len);
                     s += len;
                     c->copies += len;
                 }
@@ -1052,9 +1052,9 @@ static void shm_copies(struct engine *e, int r)
             const struct piece *q = &e->mine[a].v[e->sl_first[a] + k];
             char *b = e->buf_of[a] + (q->coord - wbase);
             if (c->req->write)
-                memcpy(b, q->mem, (size_t)q->len);
+                rio__copy_run(b, q->mem, q->len);
             else
-                memcpy(q->mem, b, (size_t)q->len);
+                rio__copy_run(q->mem, b, q->len);
             c->copies += q->len;
         }
     }

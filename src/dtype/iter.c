@@ -226,25 +226,6 @@ int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
     return 1;
 }
 
-/* Copy n bytes between a and b (dst, src), constant sizes inlined: the
- * blocks of fine-grained types are a few bytes long. */
-static inline void copy_block(char *dst, const char *src, MPI_Count n)
-{
-    switch (n) {
-    case 4:
-        memcpy(dst, src, 4);
-        break;
-    case 8:
-        memcpy(dst, src, 8);
-        break;
-    case 16:
-        memcpy(dst, src, 16);
-        break;
-    default:
-        memcpy(dst, src, (size_t)n);
-    }
-}
-
 /* Contract in dtype.h.  Whole blocks of a vector leaf are copied in one
  * tight loop without returning per region; everything else goes one raw
  * run at a time, and a run cut by len is left as the look-ahead region so
@@ -274,10 +255,10 @@ MPI_Offset rio__dtype_iter_copy(struct rio_dtype_iter *it, char *typed, char *co
                 char *t = typed + lf->base + lf->blk * d->stride, *c = contig + done;
                 if (to_contig)
                     for (MPI_Count i = 0; i < nb; i++, t += d->stride, c += bl)
-                        copy_block(c, t, bl);
+                        rio__copy_run(c, t, bl);
                 else
                     for (MPI_Count i = 0; i < nb; i++, t += d->stride, c += bl)
-                        copy_block(t, c, bl);
+                        rio__copy_run(t, c, bl);
                 done += nb * bl;
                 lf->blk += nb;
                 if (lf->blk >= d->nblocks)
