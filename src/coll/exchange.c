@@ -14,11 +14,12 @@
  *
  * Data moves from and into user buffers through hindexed datatypes over
  * the pieces (no pack copy), and into the aggregator's round buffer at the
- * pieces' coordinates; pieces only a few bytes long on average are packed
- * into one message instead (post_packed), which costs less than the type.  Only when two ranks' pieces overlap in one round
- * (allowed for writes; any one writer's value must win) is the data staged
- * and copied in rank order.  The aggregator's own pieces are copied, not
- * sent to itself.
+ * pieces' coordinates; pieces that follow each other in memory are one
+ * plain message, and pieces only a few bytes long on average are packed
+ * into one message instead (post_packed), which costs less than the type.
+ * Only when two ranks' pieces overlap in one round (allowed for writes;
+ * any one writer's value must win) is the data staged and copied in rank
+ * order.  The aggregator's own pieces are copied, not sent to itself.
  *
  * Writes skip holes with list I/O, or read-modify-write the round's span
  * when the plan asks (rmw).  Reads read the round's span in one go when
@@ -504,6 +505,19 @@ static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, char
 {
     struct dt_msg m;
     int rc = inflight_reserve(f, 1);
+    /* runs that follow each other in memory (a contiguous user buffer
+     * whose bytes lie apart in the file) are one plain message */
+    MPI_Offset tot = n > 0 ? len[0] : 0;
+    MPI_Count k = 1;
+    while (k < n && base[k - 1] + len[k - 1] == base[k])
+        tot += len[k++];
+    if (!rc && n > 1 && k == n && tot <= INT_MAX) {
+        if (send)
+            MPI_Isend(base[0], (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+        else
+            MPI_Irecv(base[0], (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+        return 0;
+    }
     if (!rc)
         rc = post_packed(f, comm, send, peer, base, len, n);
     if (rc)
