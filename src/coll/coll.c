@@ -294,6 +294,19 @@ static int add_pair(struct rio_coll_call *c, MPI_Count *cap, MPI_Offset foff, MP
     return 0;
 }
 
+/* How many pairs q makes at most, about: its memory regions plus its file
+ * regions.  The list is sized once to this (growing it from a few dozen
+ * entries copied it a dozen times a call); a short guess still grows. */
+static MPI_Count pairs_guess(const struct rio_coll_req *q)
+{
+    const struct rio_dtype_info *m = rio__dtype_info(q->memtype),
+                                *f = rio__dtype_info(q->filetype);
+    MPI_Offset n = q->nbytes, guess = 2;
+    guess += m->contig || m->size <= 0 ? 1 : (n / m->size + 1) * m->regions;
+    guess += f->contig || f->size <= 0 ? 1 : (n / f->size + 2) * f->regions;
+    return RIO_MIN(guess, n + 1);
+}
+
 /* Contract in coll_int.h. */
 int rio__coll_pairs(struct rio_coll_call *c)
 {
@@ -311,6 +324,11 @@ int rio__coll_pairs(struct rio_coll_call *c)
     if (rc) {
         rio__dtype_iter_free(&mi);
         return rc;
+    }
+    MPI_Count guess = pairs_guess(q);
+    if (guess > 64 && !c->pairs) {
+        c->pairs = rio__pool_alloc(sizeof *c->pairs * (size_t)guess);
+        cap = c->pairs ? guess : 0;
     }
     while (left > 0 && !rc) {
         if (!mlen)

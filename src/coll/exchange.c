@@ -48,13 +48,13 @@ struct piece {
 struct plist {
     struct piece *v;
     MPI_Count n, cap, pos; /* pos: first piece not yet handed out */
+    MPI_Count first_cap;   /* capacity of the first allocation */
 };
 
-/* A piece received (or own) at an aggregator in one round. */
+/* A piece received (or own) at an aggregator in one round: only the
+ * coordinates it covers matter (see coverage). */
 struct rpiece {
     MPI_Offset coord, len;
-    int rank;
-    MPI_Count idx; /* order within its rank's message */
 };
 
 /* ---- domain arithmetic --------------------------------------------------------- */
@@ -268,7 +268,7 @@ static int plist_add(struct plist *l, MPI_Offset coord, MPI_Offset len, char *me
         }
     }
     if (l->n == l->cap) {
-        MPI_Count cap = l->cap ? 2 * l->cap : 64;
+        MPI_Count cap = l->cap ? 2 * l->cap : RIO_MAX(l->first_cap, 64);
         struct piece *v = rio__pool_realloc(l->v, sizeof *v * (size_t)cap);
         if (!v)
             return RIO_E_NOMEM;
@@ -284,29 +284,46 @@ static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan 
 {
     if (p->bypass && p->bypass[c->rank])
         return 0;
+    /* a list that is used starts with room for an even share of the pairs */
+    for (int a = 0; a < p->naggs; a++)
+        lists[a].first_cap = c->npairs / p->naggs + 1;
+    /* The last cut's window: file bytes [wlo, whi) that lie in one
+     * aggregator's domain and round at a fixed distance from their
+     * coordinates.  Pairs of a fine-grained request fall in it one after
+     * the other and skip the lookup and the divisions. */
+    MPI_Offset wlo = 0, whi = 0, delta = 0;
+    int wa = 0, wr = 0;
     for (MPI_Count k = 0; k < c->npairs; k++) {
         MPI_Offset off = c->pairs[k].foff, left = c->pairs[k].len;
         char *mem = c->pairs[k].mem;
         while (left > 0) {
-            int a = agg_of(c, p, lk, off);
-            if (a < 0) {
-                rio__err_detail("no aggregator holds file byte %lld", (long long)off);
-                return RIO_E_ARG;
+            if (off < wlo || off >= whi) {
+                int a = agg_of(c, p, lk, off);
+                if (a < 0) {
+                    rio__err_detail("no aggregator holds file byte %lld", (long long)off);
+                    return RIO_E_ARG;
+                }
+                const struct rio_coll_domain *d = &p->dom[a];
+                MPI_Offset x = rio__coll_coord(c, d, off);
+                if (x < 0) {
+                    rio__err_detail("file byte %lld is outside its aggregator's domain",
+                                    (long long)off);
+                    return RIO_E_ARG;
+                }
+                int r = (int)((x - d->cbase) / p->round_bytes);
+                MPI_Offset n = d->cbase + (MPI_Offset)(r + 1) * p->round_bytes - x;
+                if (d->kind == RIO_DOM_TARGETS)
+                    n = RIO_MIN(n, c->layout.unit - off % c->layout.unit);
+                else
+                    n = RIO_MIN(n, d->end - off);
+                wlo = off;
+                whi = off + n;
+                delta = x - off;
+                wa = a;
+                wr = r;
             }
-            const struct rio_coll_domain *d = &p->dom[a];
-            MPI_Offset x = rio__coll_coord(c, d, off);
-            if (x < 0) {
-                rio__err_detail("file byte %lld is outside its aggregator's domain",
-                                (long long)off);
-                return RIO_E_ARG;
-            }
-            int r = (int)((x - d->cbase) / p->round_bytes);
-            MPI_Offset n = RIO_MIN(left, d->cbase + (MPI_Offset)(r + 1) * p->round_bytes - x);
-            if (d->kind == RIO_DOM_TARGETS)
-                n = RIO_MIN(n, c->layout.unit - off % c->layout.unit);
-            else
-                n = RIO_MIN(n, d->end - off);
-            int rc = plist_add(&lists[a], x, n, mem, r);
+            MPI_Offset n = RIO_MIN(left, whi - off);
+            int rc = plist_add(&lists[wa], off + delta, n, mem, wr);
             if (rc)
                 return rc;
             off += n;
@@ -626,20 +643,18 @@ static int cmp_rpiece(const void *x, const void *y)
     const struct rpiece *a = x, *b = y;
     if (a->coord != b->coord)
         return a->coord < b->coord ? -1 : 1;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
+    return a->len < b->len ? -1 : a->len > b->len;
 }
 
-/* Order e->rp by (coord, rank, idx).  The pieces arrive as one run per
- * rank, runs in rank order (run[i] .. run[i+1]), each run in ascending
- * coord when the view is monotonic, as MPI's views are: then the runs are
- * merged pairwise, log2(runs) passes over the pieces, instead of sorted
- * from scratch (the sort of 10^5 tiny pieces per round was a third of a
- * fine-grained call).  A merge that takes the left run on ties keeps the
- * comparator's order.  Falls back to qsort if a run is not ascending or
- * there is no memory for the merge. */
-static void sort_pieces(struct engine *e, MPI_Count *run, int nrun)
+/* Bring e->rp into at most two ascending runs, [0, mid) and [mid, nrp),
+ * and return mid; coverage merges the last two.  The pieces arrive as one
+ * run per rank (run[i] .. run[i+1]), each in ascending coord when the view
+ * is monotonic, as MPI's views are: then the runs are merged pairwise,
+ * log2(runs) - 1 passes over the pieces, instead of sorted from scratch
+ * (the sort of 10^5 tiny pieces per round was a third of a fine-grained
+ * call), and two ranks need no pass at all.  Falls back to qsort if a run
+ * is not ascending or there is no memory for the merge. */
+static MPI_Count sort_pieces(struct engine *e, MPI_Count *run, int nrun)
 {
     struct rpiece *v = e->rp, *tmp = NULL;
     int sorted = 1;
@@ -649,15 +664,17 @@ static void sort_pieces(struct engine *e, MPI_Count *run, int nrun)
                 sorted = 0;
                 break;
             }
-    if (sorted && nrun > 1)
+    if (sorted && nrun <= 2)
+        return run[1];
+    if (sorted)
         tmp = rio__pool_alloc(sizeof *tmp * (size_t)e->nrp);
     if (!tmp) {
-        if (!sorted || nrun > 1)
-            qsort(v, (size_t)e->nrp, sizeof *v, cmp_rpiece);
-        return;
+        qsort(v, (size_t)e->nrp, sizeof *v, cmp_rpiece);
+        return e->nrp;
     }
     struct rpiece *src = v, *dst = tmp;
-    for (int width = 1; width < nrun; width *= 2) {
+    int width = 1;
+    for (; 2 * width < nrun; width *= 2) {
         for (int i = 0; i < nrun; i += 2 * width) {
             MPI_Count a = run[i], am = run[RIO_MIN(i + width, nrun)],
                       bm = run[RIO_MIN(i + 2 * width, nrun)], b = am, o = a;
@@ -672,23 +689,13 @@ static void sort_pieces(struct engine *e, MPI_Count *run, int nrun)
         src = dst;
         dst = t;
     }
-    if (src != v)
-        memcpy(v, src, sizeof *v * (size_t)e->nrp);
-    rio__pool_free(tmp);
-}
-
-static int rp_add(struct engine *e, MPI_Offset coord, MPI_Offset len, int rank, MPI_Count idx)
-{
-    if (e->nrp == e->caprp) {
-        MPI_Count cap = e->caprp ? 2 * e->caprp : 256;
-        struct rpiece *v = rio__pool_realloc(e->rp, sizeof *v * (size_t)cap);
-        if (!v)
-            return RIO_E_NOMEM;
-        e->rp = v;
-        e->caprp = cap;
+    if (src != v) { /* the merged order ended in tmp: keep tmp, not a copy */
+        e->rp = src;
+        e->caprp = e->nrp;
+        tmp = v;
     }
-    e->rp[e->nrp++] = (struct rpiece){coord, len, rank, idx};
-    return 0;
+    rio__pool_free(tmp);
+    return run[RIO_MIN(width, nrun)];
 }
 
 /* This rank's pieces for aggregator a in round r: [*first, *first + *n). */
@@ -705,13 +712,18 @@ static void my_slice(struct engine *e, int a, int r, MPI_Count *first, MPI_Count
     l->pos = k;
 }
 
-/* Covered coordinate intervals of the round (rp sorted), merged. */
-static MPI_Count coverage(struct engine *e, MPI_Offset *lo, MPI_Offset *hi, int *overlap)
+/* Covered coordinate intervals of the round, merged, from e->rp's two
+ * ascending runs [0, mid) and [mid, nrp) (see sort_pieces). */
+static MPI_Count coverage(struct engine *e, MPI_Count mid, MPI_Offset *lo, MPI_Offset *hi,
+                          int *overlap)
 {
-    MPI_Count n = 0;
+    const struct rpiece *v = e->rp;
+    MPI_Count n = 0, a = 0, b = mid;
     *overlap = 0;
-    for (MPI_Count k = 0; k < e->nrp; k++) {
-        MPI_Offset s = e->rp[k].coord, t = s + e->rp[k].len;
+    while (a < mid || b < e->nrp) {
+        const struct rpiece *q = b >= e->nrp || (a < mid && v[a].coord <= v[b].coord) ? &v[a++]
+                                                                                       : &v[b++];
+        MPI_Offset s = q->coord, t = s + q->len;
         if (n > 0 && s < hi[n - 1])
             *overlap = 1;
         if (n > 0 && s <= hi[n - 1]) {
@@ -807,19 +819,15 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
 
     e->nrp = 0;
     /* metadata of every rank taking part */
+    MPI_Count total = 0;
     for (int i = 0; i < c->nprocs; i++) {
         metas[i] = NULL;
         nmeta[i] = 0;
         if (!takes_part(c, p, i, a, r))
             continue;
-        run[nrun++] = e->nrp;
         if (i == c->rank) {
             my_slice(e, a, r, &own_first, &own_n);
-            for (MPI_Count k = 0; k < own_n && !e->drain; k++) {
-                const struct piece *q = &e->mine[a].v[own_first + k];
-                if (rp_add(e, q->coord, q->len, i, k))
-                    go_drain(e, RIO_E_NOMEM);
-            }
+            total += own_n;
             continue;
         }
         MPI_Status s;
@@ -837,20 +845,46 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
             continue;
         }
         MPI_Recv(metas[i], cnt, MPI_OFFSET, i, TAG_META, e->comm, MPI_STATUS_IGNORE);
-        for (MPI_Count k = 0; k < nmeta[i] && !e->drain; k++)
-            if (rp_add(e, metas[i][2 * k], metas[i][2 * k + 1], i, k))
-                go_drain(e, RIO_E_NOMEM);
+        total += nmeta[i];
+    }
+    /* the round's pieces, one run per rank taking part, in one array sized
+     * once (growing it piece by piece copied it a dozen times a call) */
+    if (!e->drain && total > e->caprp) {
+        struct rpiece *v = rio__pool_realloc(e->rp, sizeof *v * (size_t)total);
+        if (v) {
+            e->rp = v;
+            e->caprp = total;
+        } else {
+            go_drain(e, RIO_E_NOMEM);
+        }
+    }
+    for (int i = 0; i < c->nprocs; i++) {
+        if (!takes_part(c, p, i, a, r))
+            continue;
+        run[nrun++] = e->nrp;
+        if (e->drain)
+            continue;
+        if (i == c->rank) {
+            for (MPI_Count k = 0; k < own_n; k++) {
+                const struct piece *q = &e->mine[a].v[own_first + k];
+                e->rp[e->nrp++] = (struct rpiece){q->coord, q->len};
+            }
+        } else if (metas[i]) {
+            for (MPI_Count k = 0; k < nmeta[i]; k++)
+                e->rp[e->nrp++] = (struct rpiece){metas[i][2 * k], metas[i][2 * k + 1]};
+        }
     }
     run[nrun] = e->nrp;
     if (!e->drain) {
+        MPI_Count mid = e->nrp;
         if (e->nrp > 1) /* an empty round has no array at all */
-            sort_pieces(e, run, nrun);
+            mid = sort_pieces(e, run, nrun);
         lo = rio__pool_alloc(sizeof *lo * (size_t)(e->nrp + 1));
         hi = rio__pool_alloc(sizeof *hi * (size_t)(e->nrp + 1));
         if (!lo || !hi)
             go_drain(e, RIO_E_NOMEM);
         else
-            ncov = coverage(e, lo, hi, &overlap);
+            ncov = coverage(e, mid, lo, hi, &overlap);
     }
 
     if (!write && ncov > 0 && !e->err && !e->drain) {
