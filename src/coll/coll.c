@@ -330,6 +330,19 @@ int rio__coll_pairs(struct rio_coll_call *c)
         c->pairs = rio__pool_alloc(sizeof *c->pairs * (size_t)guess);
         cap = c->pairs ? guess : 0;
     }
+    /* memory in one region (a contiguous buffer): the pairs are the file
+     * regions, taken from the file type a batch at a time */
+    have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);
+    while (have_m && mlen == left && left > 0 && !rc) {
+        MPI_Offset bo[64], bl[64];
+        int k = rio__dtype_iter_runs(&fi, left, bo, bl, 64);
+        if (!k)
+            rc = RIO_E_ARG;
+        for (int j = 0; j < k && !rc; j++) {
+            rc = add_pair(c, &cap, q->disp + bo[j], bl[j], (char *)q->buf + moff);
+            moff += bl[j], mlen -= bl[j], left -= bl[j];
+        }
+    }
     while (left > 0 && !rc) {
         if (!mlen)
             have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);

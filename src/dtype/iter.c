@@ -226,6 +226,43 @@ int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
     return 1;
 }
 
+/* Contract in dtype.h. */
+int rio__dtype_iter_runs(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
+                         MPI_Offset *len, int nmax)
+{
+    struct rio_dtype_frame *f = frames_of(it);
+    MPI_Offset done = 0;
+    int k = 0;
+    while (k < nmax && done < max_bytes) {
+        if (!it->have_pend && it->top >= 0 && !it->dt->info.contig) {
+            struct rio_dtype_frame *lf = &f[it->top];
+            const struct rio_dl *d = lf->dl;
+            if (!d->displs && !d->blocklens && lf->el == 0) {
+                MPI_Count bl = d->blocklen;
+                MPI_Count nb = RIO_MIN(RIO_MIN(d->nblocks - lf->blk, (MPI_Count)(nmax - k)),
+                                       (max_bytes - done) / bl);
+                if (nb > 0) {
+                    MPI_Offset o = lf->base + lf->blk * d->stride;
+                    for (MPI_Count i = 0; i < nb; i++, k++, o += d->stride) {
+                        off[k] = o;
+                        len[k] = bl;
+                    }
+                    done += nb * bl;
+                    it->pos += nb * bl;
+                    lf->blk += nb;
+                    if (lf->blk >= d->nblocks)
+                        advance(it, f);
+                    continue;
+                }
+            }
+        }
+        if (!rio__dtype_iter_next(it, max_bytes - done, &off[k], &len[k]))
+            break;
+        done += len[k++];
+    }
+    return k;
+}
+
 /* Contract in dtype.h.  Whole blocks of a vector leaf are copied in one
  * tight loop without returning per region; everything else goes one raw
  * run at a time, and a run cut by len is left as the look-ahead region so

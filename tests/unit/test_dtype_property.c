@@ -785,6 +785,47 @@ static int check_type(MPI_Datatype t, int count, struct rio_dtype *etype)
         }
     }
 
+    /* batches (iter_runs) mixed with single regions, from a random start:
+     * once merged, the stream from there; each batch within its limits,
+     * and the position at the end the stream's size */
+    for (int r = 0; r < 2 && !bad && total > 0; r++) {
+        struct rio_dtype_iter it;
+        MPI_Offset s = rnd((int)total + 1), bo[8], bl[8], off, len;
+        int limits_ok = 1;
+        got.n = 0;
+        rio__dtype_iter_init(&it, dt, count, s);
+        for (;;) {
+            int nmax = rnd_in(1, 8);
+            MPI_Offset m = rnd_in(1, 40), sum = 0;
+            if (rnd(3)) {
+                int k = rio__dtype_iter_runs(&it, m, bo, bl, nmax);
+                for (int j = 0; j < k; j++) {
+                    limits_ok &= bl[j] > 0;
+                    sum += bl[j];
+                    push(&got, bo[j], bl[j]);
+                }
+                limits_ok &= k <= nmax && sum <= m;
+                if (!k)
+                    break;
+            } else if (rio__dtype_iter_next(&it, m, &off, &len)) {
+                push(&got, off, len);
+            } else {
+                break;
+            }
+        }
+        MPI_Offset end = rio__dtype_iter_pos(&it);
+        rio__dtype_iter_free(&it);
+        merge(&got);
+        expected_from(&many, s, 0, &exp_v);
+        if (!limits_ok || end != total || !same(&got, &exp_v)) {
+            printf("    batches from %lld: limits %s, end %lld of %lld\n", (long long)s,
+                   limits_ok ? "kept" : "broken", (long long)end, total);
+            show("got", &got);
+            show("want", &exp_v);
+            bad = 1;
+        }
+    }
+
     /* pack / unpack against the reference and MPI */
     if (!bad && total > 0) {
         long long lo = typemap.v[0].off, hi = lo;
