@@ -360,6 +360,7 @@ void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *
     snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
     p->tput = e->chosen_avg;
     p->earlier = 1;
+    p->patience = e->patience;
     pthread_mutex_unlock(&memory_lock);
 }
 

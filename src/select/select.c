@@ -166,6 +166,8 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
     struct sel_entry *e = &s->e[slot];
     memset(e, 0, sizeof *e);
     e->sig = *sig;
+    e->patience = s->patience;
+    e->prev_chosen = -1;
     for (int k = 0; k < ncand && e->ncand < RIO_SELECT_MAX_CAND; k++)
         if (in_filter(s->filter, cands[k]))
             snprintf(e->cand[e->ncand++], sizeof e->cand[0], "%s", cands[k]);
@@ -182,6 +184,8 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
             e->chosen_avg = p->tput;
             e->from_profile = !p->earlier;
             e->from_earlier = p->earlier;
+            if (p->earlier && p->patience > e->patience)
+                e->patience = p->patience;
             /* Another file's (or run's) throughput is no yardstick for this
              * one: the same reads (32 KiB segments, 16 MiB files written
              * one after another, 2 ranks) were remembered at 8 and at 22
@@ -244,6 +248,14 @@ static void decide(struct rio_select *s, struct sel_entry *e)
             best = k;
         }
     }
+    /* A re-examination that keeps the choice was started by noise, not by
+     * a change: the next one needs twice as many deviating calls in a row.
+     * Page-cache reads of tens of microseconds (2 ranks, Open MPI, 64 KiB
+     * per rank) re-examined every 30-40 calls, each time running the
+     * aggregating strategies at a fifth of the chosen one's speed. */
+    if (e->prev_chosen >= 0)
+        e->patience = best == e->prev_chosen ? RIO_MIN(2 * e->patience, SEL_MAX_PATIENCE)
+                                             : s->patience;
     e->examining = 0;
     e->chosen = best;
     e->chosen_avg = bt;
@@ -309,15 +321,16 @@ void rio__select_record(struct rio_select *s, double tput)
         e->deviating = 0;
         return;
     }
-    if (++e->deviating >= s->patience) {
+    if (++e->deviating >= e->patience) {
         e->deviating = 0;
         char *c = e->causes[e->reexams % RIO_SELECT_MAX_CAUSES], name[sizeof e->cand[0]];
         memcpy(name, e->cand[k], sizeof name);
         snprintf(c, sizeof e->causes[0], "%s at %.3g MB/s deviated %.0f%% below %.3g MB/s%s%s",
                  name, tput / 1e6, dev * 100, e->chosen_avg / 1e6,
                  e->from_profile ? " (profile)" : e->from_earlier ? " (earlier file)" : "",
-                 s->patience > 1 ? ", again" : "");
+                 e->patience > 1 ? ", again" : "");
         e->reexams++;
+        e->prev_chosen = e->chosen;
         start_exam(e);
     }
 }
@@ -366,6 +379,7 @@ int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *o
     out->reexams = e->reexams;
     out->select_time = e->time;
     out->select_time_chosen = e->time_chosen;
+    out->patience = e->patience;
     int nc = RIO_MIN(e->reexams, RIO_SELECT_MAX_CAUSES);
     for (int j = 0; j < nc; j++) /* oldest first */
         memcpy(out->causes[j],
@@ -385,8 +399,10 @@ void rio__select_report(const struct rio_select *s, FILE *to)
         for (int k = 0; k < in.ncand; k++)
             fprintf(to, "    %-13s %10.1f MB/s over %d calls\n", in.cand[k], in.tput[k] / 1e6,
                     in.tput_calls[k]);
-        fprintf(to, "    %lld calls, %lld examining, %d re-examinations; selecting took %.1f us per call\n",
-                in.calls, in.exam_calls, in.reexams,
+        fprintf(to,
+                "    %lld calls, %lld examining, %d re-examinations (the next after %d "
+                "deviating calls); selecting took %.1f us per call\n",
+                in.calls, in.exam_calls, in.reexams, in.patience,
                 in.calls ? in.select_time * 1e6 / (double)in.calls : 0.0);
         for (int j = 0; j < RIO_MIN(in.reexams, RIO_SELECT_MAX_CAUSES); j++)
             fprintf(to, "    re-examined: %s\n", in.causes[j]);

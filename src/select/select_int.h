@@ -8,6 +8,7 @@
 
 #define SEL_MAX_SIGS 64
 #define SEL_STORAGE_LEN 64
+#define SEL_MAX_PATIENCE 64 /* re-examinations that keep the choice double it up to this */
 
 struct sel_entry {
     struct rio_sel_sig sig;
@@ -30,6 +31,11 @@ struct sel_entry {
     int reexams;
     int deviating;                    /* consecutive calls of the choice slower than
                                          its mean by more than the threshold */
+    int patience;                     /* deviating calls that start a re-examination:
+                                         resonio_select_patience, doubled each time a
+                                         re-examination keeps the choice */
+    int prev_chosen;                  /* the choice a re-examination started from,
+                                         -1 for a first examination */
     char causes[RIO_SELECT_MAX_CAUSES][96];
     double time, time_chosen;         /* seconds spent selecting (rio__select_charge) */
     char said[160];                   /* the reason given for the choice, formatted */
@@ -44,6 +50,7 @@ struct prof_entry {
     char strategy[16];
     double tput;
     int earlier;                      /* from an earlier file of this process */
+    int patience;                     /* earlier file: its entry's patience */
 };
 
 struct rio_select {

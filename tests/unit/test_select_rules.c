@@ -15,6 +15,10 @@
  *              fast call in between resets the count); two in a row
  *              start a re-examination that switches; patience 1
  *              re-examines at once; faster calls start none
+ *   backoff    a re-examination that keeps the choice doubles the
+ *              deviating calls the next one needs; one that changes it
+ *              restores resonio_select_patience; a later file of the
+ *              process starts with the doubled value
  *   reuse      a decision goes to a later selector of the process with the
  *              same storage, measured afresh there before it is judged
  *   time       the selector's own time is counted per call
@@ -25,7 +29,7 @@
 #include "select/select.h"
 #include "unit.h"
 
-#define MAXC 64
+#define MAXC 128
 
 struct sim {
     struct rio_select *s;
@@ -220,6 +224,73 @@ static void patience(void)
     printf("ok - patience\n");
 }
 
+/* Noise that re-examines only to keep the choice makes the next
+ * re-examination wait for twice as many deviating calls; a real change
+ * still switches, and restores the configured patience. */
+static void backoff(void)
+{
+    struct sim m, b;
+    struct rio_select_info si;
+    sim_open(&m, "0", 2);
+    m.h.select_reuse = RIO_AUTO;
+    m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 100e6;
+    sim_calls(&m, 10);
+    get(&m, &si);
+    CHECK(!strcmp(si.chosen, "two_phase") && si.patience == 2, "backoff: chose '%s', patience %d",
+          si.chosen, si.patience);
+    /* two slow calls, then two_phase is as fast as before: the
+     * re-examination keeps it and the patience doubles */
+    static const double burst2[] = {30e6, 30e6, 300e6};
+    sim_speeds(&m, 0, burst2, 3);
+    sim_calls(&m, 9);
+    get(&m, &si);
+    CHECK(si.reexams == 1 && !si.examining && !strcmp(si.chosen, "two_phase") &&
+              si.patience == 4,
+          "backoff: after a kept choice reexams %d examining %d chose '%s' patience %d",
+          si.reexams, si.examining, si.chosen, si.patience);
+    /* three slow calls in a row no longer re-examine, four do */
+    static const double burst3[] = {30e6, 30e6, 30e6, 300e6, 300e6};
+    sim_speeds(&m, 0, burst3, 5);
+    get(&m, &si);
+    CHECK(si.reexams == 1 && !si.examining, "backoff: 3 deviating calls with patience 4: "
+          "reexams %d examining %d", si.reexams, si.examining);
+    static const double burst4[] = {30e6, 30e6, 30e6, 30e6, 300e6};
+    sim_speeds(&m, 0, burst4, 5);
+    get(&m, &si);
+    CHECK(si.reexams == 2 && si.examining, "backoff: 4 deviating calls with patience 4: "
+          "reexams %d examining %d", si.reexams, si.examining);
+    sim_calls(&m, 9);
+    get(&m, &si);
+    CHECK(!si.examining && !strcmp(si.chosen, "two_phase") && si.patience == 8,
+          "backoff: kept again: examining %d chose '%s' patience %d", si.examining, si.chosen,
+          si.patience);
+    /* a later file starts from the decision with the doubled patience */
+    sim_open(&b, "0", 2);
+    rio__select_free(b.s);
+    b.h.select_reuse = RIO_AUTO;
+    CHECK(rio__select_create(MPI_COMM_SELF, &b.h, "posix:none", &b.s) == 0, "create");
+    b.speed[0] = 300e6, b.speed[1] = 100e6, b.speed[2] = 100e6;
+    sim_calls(&b, 1);
+    get(&b, &si);
+    CHECK(si.from_earlier && si.patience == 8, "backoff: later file from_earlier %d patience %d",
+          si.from_earlier, si.patience);
+    sim_close(&b);
+    /* a real slowdown: the re-examination switches and the patience is
+     * back to the configured 2 */
+    m.speed[0] = 30e6;
+    sim_calls(&m, 9);
+    get(&m, &si);
+    CHECK(si.reexams == 3 && si.examining, "backoff: 8 deviating calls with patience 8: "
+          "reexams %d examining %d", si.reexams, si.examining);
+    sim_calls(&m, 9);
+    get(&m, &si);
+    CHECK(!si.examining && strcmp(si.chosen, "two_phase") && si.patience == 2,
+          "backoff: after a change examining %d chose '%s' patience %d", si.examining,
+          si.chosen, si.patience);
+    sim_close(&m);
+    printf("ok - backoff after re-examinations that keep the choice\n");
+}
+
 /* A decision carried to a later selector of the process (another file):
  * it runs from the first call, and its first calls_per calls set the
  * yardstick, so a file where everything is 10 times slower keeps it; a
@@ -289,6 +360,7 @@ int main(int argc, char **argv)
     full_examination();
     pruning();
     patience();
+    backoff();
     reuse();
     own_time();
     printf("%d passed, %d failed\n", npass, nfail);
