@@ -9,11 +9,11 @@
  *                the claim replaces it and ranks compute each other's
  *                requests
  *   3. plan      the strategy's choices (coll_int.h)
- *   4. run       exchange rounds (exchange.c), which cut the request as
+ *   4. run       exchange rounds (exchange.c), which walk the request as
  *                runs contiguous in file and memory, in file order (the
- *                pairs, O(own regions) memory; the only list ever built,
- *                and only when data goes through aggregators), or no
- *                exchange: one
+ *                pairs), and cut them into pieces per aggregator (O(own
+ *                regions) memory; the only list ever built, and only when
+ *                data goes through aggregators), or no exchange: one
  *                datatype request per rank (direct), the independent
  *                chooser, ranks taking turns in groups (token), or agents
  *                prefetching before every rank reads its own data
@@ -234,7 +234,7 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
  * than the copy.
  */
 #define PACK_PIECE 512                      /* mean memory piece that is packed */
-#define PACK_MAX ((MPI_Offset)1 << 30)      /* larger requests keep their pairs */
+#define PACK_MAX ((MPI_Offset)1 << 30)      /* larger requests are not packed */
 #define PACK_KEEP ((size_t)64 << 20)        /* larger copies are not kept */
 
 static int pack_wanted(const struct rio_coll_req *q)
@@ -272,49 +272,29 @@ static int pack_request(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
     return 1;
 }
 
-static int add_pair(struct rio_coll_call *c, MPI_Count *cap, MPI_Offset foff, MPI_Offset len,
-                    char *mem)
+/* Contract in coll_int.h. */
+MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c)
 {
-    if (c->npairs > 0) {
-        struct rio_coll_pair *q = &c->pairs[c->npairs - 1];
-        if (q->foff + q->len == foff && q->mem + q->len == mem) {
-            q->len += len;
-            return 0;
-        }
-    }
-    if (c->npairs == *cap) {
-        MPI_Count n = *cap ? 2 * *cap : 64;
-        struct rio_coll_pair *v = rio__pool_realloc(c->pairs, sizeof *v * (size_t)n);
-        if (!v)
-            return RIO_E_NOMEM;
-        c->pairs = v;
-        *cap = n;
-    }
-    c->pairs[c->npairs++] = (struct rio_coll_pair){foff, len, mem};
-    return 0;
-}
-
-/* How many pairs q makes at most, about: its memory regions plus its file
- * regions.  The list is sized once to this (growing it from a few dozen
- * entries copied it a dozen times a call); a short guess still grows. */
-static MPI_Count pairs_guess(const struct rio_coll_req *q)
-{
+    const struct rio_coll_req *q = c->req;
     const struct rio_dtype_info *m = rio__dtype_info(q->memtype),
                                 *f = rio__dtype_info(q->filetype);
     MPI_Offset n = q->nbytes, guess = 2;
+    if (n <= 0)
+        return 0;
     guess += m->contig || m->size <= 0 ? 1 : (n / m->size + 1) * m->regions;
     guess += f->contig || f->size <= 0 ? 1 : (n / f->size + 2) * f->regions;
     return RIO_MIN(guess, n + 1);
 }
 
 /* Contract in coll_int.h. */
-int rio__coll_pairs(struct rio_coll_call *c)
+int rio__coll_pairs_each(const struct rio_coll_call *c,
+                         int (*fn)(void *arg, const struct rio_coll_pair *v, int n), void *arg)
 {
     const struct rio_coll_req *q = c->req;
     struct rio_dtype_iter mi, fi;
+    struct rio_coll_pair b[RIO_COLL_PAIR_BATCH];
     MPI_Offset moff = 0, mlen = 0, foff = 0, flen = 0, left = q->nbytes;
-    MPI_Count cap = 0;
-    int rc = 0, have_m = 0, have_f = 0;
+    int rc = 0, n = 0, have_m = 0, have_f = 0;
     if (left <= 0)
         return 0;
     rc = rio__dtype_iter_init(&mi, q->memtype, q->memcount, 0);
@@ -325,23 +305,21 @@ int rio__coll_pairs(struct rio_coll_call *c)
         rio__dtype_iter_free(&mi);
         return rc;
     }
-    MPI_Count guess = pairs_guess(q);
-    if (guess > 64 && !c->pairs) {
-        c->pairs = rio__pool_alloc(sizeof *c->pairs * (size_t)guess);
-        cap = c->pairs ? guess : 0;
-    }
     /* memory in one region (a contiguous buffer): the pairs are the file
      * regions, taken from the file type a batch at a time */
     have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);
     while (have_m && mlen == left && left > 0 && !rc) {
-        MPI_Offset bo[64], bl[64];
-        int k = rio__dtype_iter_runs(&fi, left, bo, bl, 64);
-        if (!k)
+        MPI_Offset bo[RIO_COLL_PAIR_BATCH], bl[RIO_COLL_PAIR_BATCH];
+        int k = rio__dtype_iter_runs(&fi, left, bo, bl, RIO_COLL_PAIR_BATCH);
+        if (!k) {
             rc = RIO_E_ARG;
-        for (int j = 0; j < k && !rc; j++) {
-            rc = add_pair(c, &cap, q->disp + bo[j], bl[j], (char *)q->buf + moff);
+            break;
+        }
+        for (int j = 0; j < k; j++) {
+            b[j] = (struct rio_coll_pair){q->disp + bo[j], bl[j], (char *)q->buf + moff};
             moff += bl[j], mlen -= bl[j], left -= bl[j];
         }
+        rc = fn(arg, b, k);
     }
     while (left > 0 && !rc) {
         if (!mlen)
@@ -352,10 +330,16 @@ int rio__coll_pairs(struct rio_coll_call *c)
             rc = RIO_E_ARG;
             break;
         }
-        MPI_Offset n = RIO_MIN(RIO_MIN(mlen, flen), left);
-        rc = add_pair(c, &cap, q->disp + foff, n, (char *)q->buf + moff);
-        moff += n, mlen -= n, foff += n, flen -= n, left -= n;
+        MPI_Offset len = RIO_MIN(RIO_MIN(mlen, flen), left);
+        b[n++] = (struct rio_coll_pair){q->disp + foff, len, (char *)q->buf + moff};
+        moff += len, mlen -= len, foff += len, flen -= len, left -= len;
+        if (n == RIO_COLL_PAIR_BATCH) {
+            rc = fn(arg, b, n);
+            n = 0;
+        }
     }
+    if (!rc && n)
+        rc = fn(arg, b, n);
     rio__dtype_iter_free(&mi);
     rio__dtype_iter_free(&fi);
     return rc;
@@ -1193,7 +1177,6 @@ out:
     ctx->last_unit = c.layout.unit;
     count_strategy(ctx, s->name);
     rio__coll_plan_free(&plan);
-    rio__pool_free(c.pairs);
     free(c.sum);
     free(c.tbytes);
     if (is_packed) {

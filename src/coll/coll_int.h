@@ -91,8 +91,6 @@ struct rio_coll_call {
     const struct rio_coll_req *req;
     int rank, nprocs;
     struct rio_layout layout;
-    struct rio_coll_pair *pairs;  /* own request in file order (rio__coll_pairs) */
-    MPI_Count npairs;
     MPI_Offset first, end;        /* own request's first and one-past-last file byte */
     MPI_Offset regions;           /* own file regions, counted from the filetype */
     struct rio_coll_sum *sum;     /* every rank's */
@@ -120,10 +118,18 @@ struct rio_coll_strategy {
     int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
 };
 
-/** Build c->pairs and c->npairs, once per call: only the exchange needs
- *  them (the summary comes from view arithmetic).  Local; RIO_E_NOMEM
- *  (what was built stays in c->pairs, freed by the caller). */
-int rio__coll_pairs(struct rio_coll_call *c);
+/** Hand this rank's own request to fn as pairs, runs contiguous in file
+ *  and memory, in file order, in batches of at most RIO_COLL_PAIR_BATCH;
+ *  pairs that touch may come separately.  Only the exchange walks them
+ *  (the summary comes from view arithmetic), and no list of them is kept.
+ *  Stops at fn's first nonzero return and returns it.  Local; RIO_E_ARG
+ *  when the types end before the request's bytes, RIO_E_NOMEM. */
+#define RIO_COLL_PAIR_BATCH 64
+int rio__coll_pairs_each(const struct rio_coll_call *c,
+                         int (*fn)(void *arg, const struct rio_coll_pair *v, int n), void *arg);
+/** About how many pairs rio__coll_pairs_each hands out for c: its memory
+ *  regions plus its file regions (a capacity hint). */
+MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c);
 
 /* ---- strategy.c --------------------------------------------------------- */
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);

@@ -279,26 +279,30 @@ static int plist_add(struct plist *l, MPI_Offset coord, MPI_Offset len, char *me
     return 0;
 }
 
-static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan *p,
-                      const struct lookup *lk, struct plist *lists)
+/* Cutting state: where pieces go, and the last cut's window, file bytes
+ * [wlo, whi) that lie in one aggregator's domain and round at a fixed
+ * distance from their coordinates.  Pairs of a fine-grained request fall
+ * in it one after the other and skip the lookup and the divisions. */
+struct cutter {
+    const struct rio_coll_call *c;
+    const struct rio_coll_plan *p;
+    const struct lookup *lk;
+    struct plist *lists;
+    MPI_Offset wlo, whi, delta;
+    int wa, wr;
+};
+
+static int cut_batch(void *arg, const struct rio_coll_pair *v, int npairs)
 {
-    if (p->bypass && p->bypass[c->rank])
-        return 0;
-    /* a list that is used starts with room for an even share of the pairs */
-    for (int a = 0; a < p->naggs; a++)
-        lists[a].first_cap = c->npairs / p->naggs + 1;
-    /* The last cut's window: file bytes [wlo, whi) that lie in one
-     * aggregator's domain and round at a fixed distance from their
-     * coordinates.  Pairs of a fine-grained request fall in it one after
-     * the other and skip the lookup and the divisions. */
-    MPI_Offset wlo = 0, whi = 0, delta = 0;
-    int wa = 0, wr = 0;
-    for (MPI_Count k = 0; k < c->npairs; k++) {
-        MPI_Offset off = c->pairs[k].foff, left = c->pairs[k].len;
-        char *mem = c->pairs[k].mem;
+    struct cutter *t = arg;
+    const struct rio_coll_call *c = t->c;
+    const struct rio_coll_plan *p = t->p;
+    for (int k = 0; k < npairs; k++) {
+        MPI_Offset off = v[k].foff, left = v[k].len;
+        char *mem = v[k].mem;
         while (left > 0) {
-            if (off < wlo || off >= whi) {
-                int a = agg_of(c, p, lk, off);
+            if (off < t->wlo || off >= t->whi) {
+                int a = agg_of(c, p, t->lk, off);
                 if (a < 0) {
                     rio__err_detail("no aggregator holds file byte %lld", (long long)off);
                     return RIO_E_ARG;
@@ -316,14 +320,14 @@ static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan 
                     n = RIO_MIN(n, c->layout.unit - off % c->layout.unit);
                 else
                     n = RIO_MIN(n, d->end - off);
-                wlo = off;
-                whi = off + n;
-                delta = x - off;
-                wa = a;
-                wr = r;
+                t->wlo = off;
+                t->whi = off + n;
+                t->delta = x - off;
+                t->wa = a;
+                t->wr = r;
             }
-            MPI_Offset n = RIO_MIN(left, whi - off);
-            int rc = plist_add(&lists[wa], off + delta, n, mem, wr);
+            MPI_Offset n = RIO_MIN(left, t->whi - off);
+            int rc = plist_add(&t->lists[t->wa], off + t->delta, n, mem, t->wr);
             if (rc)
                 return rc;
             off += n;
@@ -332,6 +336,21 @@ static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan 
         }
     }
     return 0;
+}
+
+/* This rank's request cut into pieces, one list per aggregator, each in
+ * file order (the pairs come in file order). */
+static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan *p,
+                      const struct lookup *lk, struct plist *lists)
+{
+    if (p->bypass && p->bypass[c->rank])
+        return 0;
+    /* a list that is used starts with room for an even share of the pairs */
+    MPI_Count share = rio__coll_pairs_guess(c) / p->naggs + 1;
+    for (int a = 0; a < p->naggs; a++)
+        lists[a].first_cap = share;
+    struct cutter t = {.c = c, .p = p, .lk = lk, .lists = lists};
+    return rio__coll_pairs_each(c, cut_batch, &t);
 }
 
 /* ---- messages --------------------------------------------------------------------- */
@@ -1179,8 +1198,6 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     e.mine = rio__calloc((size_t)p->naggs, sizeof *e.mine);
     if (!rc && !e.mine)
         rc = RIO_E_NOMEM;
-    if (!rc)
-        rc = rio__coll_pairs(c);
     if (!rc)
         rc = cut_pieces(c, p, &e.lk, e.mine);
     int brc = round_buffers(&e);
