@@ -58,6 +58,16 @@ static void sim_open(struct sim *m, const char *prune, int patience)
     CHECK(rio__select_create(MPI_COMM_SELF, &m->h, "posix:none", &m->s) == 0, "create");
 }
 
+/* A simulation whose selector starts from the process's earlier decisions
+ * for storage (a later file). */
+static void sim_open_reusing(struct sim *m, const char *storage)
+{
+    sim_open(m, "0", 2);
+    rio__select_free(m->s);
+    m->h.select_reuse = RIO_AUTO;
+    CHECK(rio__select_create(MPI_COMM_SELF, &m->h, storage, &m->s) == 0, "create");
+}
+
 static void sim_close(struct sim *m)
 {
     rio__select_free(m->s);
@@ -106,6 +116,23 @@ static void get(struct sim *m, struct rio_select_info *si)
     CHECK(rio__select_get(m->s, 0, si) == 0, "get");
 }
 
+/* n calls, then the selector's state of the signature. */
+static void sim_run(struct sim *m, int n, struct rio_select_info *si)
+{
+    sim_calls(m, n);
+    get(m, si);
+}
+
+/* A file that examines afresh (prune 0, patience 2) and passes its
+ * decision on to later files: speeds s0..s2, decided after 10 calls. */
+static void sim_decided(struct sim *m, double s0, double s1, double s2, struct rio_select_info *si)
+{
+    sim_open(m, "0", 2);
+    m->h.select_reuse = RIO_AUTO;
+    m->speed[0] = s0, m->speed[1] = s1, m->speed[2] = s2;
+    sim_run(m, 10, si);
+}
+
 static void expect_ran(const struct sim *m, int from, int n, const char *name, const char *what)
 {
     for (int k = from; k < from + n && k < m->ncalls; k++)
@@ -119,11 +146,9 @@ static void full_examination(void)
     struct rio_select_info si;
     sim_open(&m, "0", 1);
     m.speed[0] = 100e6, m.speed[1] = 300e6, m.speed[2] = 10e6;
-    sim_calls(&m, 9);
-    get(&m, &si);
+    sim_run(&m, 9, &si);
     CHECK(si.examining == 1, "full: examining after 9 calls");
-    sim_calls(&m, 1);
-    get(&m, &si);
+    sim_run(&m, 1, &si);
     CHECK(!si.examining && !strcmp(si.chosen, "resonant") && si.exam_calls == 9,
           "full: after 10 calls examining %d chosen '%s' exam_calls %lld", si.examining,
           si.chosen, si.exam_calls);
@@ -143,8 +168,7 @@ static void pruning(void)
      * one call each */
     sim_open(&m, "0.5", 1);
     m.speed[0] = 100e6, m.speed[1] = 40e6, m.speed[2] = 5e6;
-    sim_calls(&m, 6);
-    get(&m, &si);
+    sim_run(&m, 6, &si);
     expect_ran(&m, 0, 3, "two_phase", "prune");
     expect_ran(&m, 3, 1, "resonant", "prune");
     expect_ran(&m, 4, 1, "independent", "prune");
@@ -160,8 +184,7 @@ static void pruning(void)
     /* above half: no pruning, and the faster one wins */
     sim_open(&m, "0.5", 1);
     m.speed[0] = 100e6, m.speed[1] = 60e6, m.speed[2] = 120e6;
-    sim_calls(&m, 10);
-    get(&m, &si);
+    sim_run(&m, 10, &si);
     CHECK(si.tput_calls[0] == 3 && si.tput_calls[1] == 3 && si.tput_calls[2] == 3 &&
               !strcmp(si.chosen, "independent"),
           "prune above half: %d/%d/%d calls, chose '%s'", si.tput_calls[0], si.tput_calls[1],
@@ -183,8 +206,7 @@ static void patience(void)
     m.speed[0] = 30e6;
     sim_calls(&m, 1);
     m.speed[0] = 300e6;
-    sim_calls(&m, 3);
-    get(&m, &si);
+    sim_run(&m, 3, &si);
     CHECK(si.reexams == 0 && !si.examining, "patience: one deviating call re-examined");
     /* slow, normal, slow: still none (the count restarts) */
     static const double snss[] = {30e6, 300e6, 30e6, 300e6};
@@ -199,15 +221,12 @@ static void patience(void)
     CHECK(si.reexams == 0, "patience: faster calls re-examined (%d)", si.reexams);
     /* two slow calls in a row: the second one's result starts it */
     m.speed[0] = 30e6;
-    sim_calls(&m, 2);
-    get(&m, &si);
+    sim_run(&m, 2, &si);
     CHECK(si.reexams == 0, "patience: re-examined before the second result arrived");
-    sim_calls(&m, 1);
-    get(&m, &si);
+    sim_run(&m, 1, &si);
     CHECK(si.reexams == 1 && si.examining, "patience: two deviating calls: reexams %d "
           "examining %d", si.reexams, si.examining);
-    sim_calls(&m, 9);
-    get(&m, &si);
+    sim_run(&m, 9, &si);
     CHECK(!si.examining && strcmp(si.chosen, "two_phase"),
           "patience: after the slowdown still chose '%s'", si.chosen);
     sim_close(&m);
@@ -217,8 +236,7 @@ static void patience(void)
     m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 100e6;
     sim_calls(&m, 10);
     m.speed[0] = 30e6;
-    sim_calls(&m, 2);
-    get(&m, &si);
+    sim_run(&m, 2, &si);
     CHECK(si.reexams == 1, "patience 1: reexams %d after one deviating call", si.reexams);
     sim_close(&m);
     printf("ok - patience\n");
@@ -231,19 +249,14 @@ static void backoff(void)
 {
     struct sim m, b;
     struct rio_select_info si;
-    sim_open(&m, "0", 2);
-    m.h.select_reuse = RIO_AUTO;
-    m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 100e6;
-    sim_calls(&m, 10);
-    get(&m, &si);
+    sim_decided(&m, 300e6, 100e6, 100e6, &si);
     CHECK(!strcmp(si.chosen, "two_phase") && si.patience == 2, "backoff: chose '%s', patience %d",
           si.chosen, si.patience);
     /* two slow calls, then two_phase is as fast as before: the
      * re-examination keeps it and the patience doubles */
     static const double burst2[] = {30e6, 30e6, 300e6};
     sim_speeds(&m, 0, burst2, 3);
-    sim_calls(&m, 9);
-    get(&m, &si);
+    sim_run(&m, 9, &si);
     CHECK(si.reexams == 1 && !si.examining && !strcmp(si.chosen, "two_phase") &&
               si.patience == 4,
           "backoff: after a kept choice reexams %d examining %d chose '%s' patience %d",
@@ -259,31 +272,24 @@ static void backoff(void)
     get(&m, &si);
     CHECK(si.reexams == 2 && si.examining, "backoff: 4 deviating calls with patience 4: "
           "reexams %d examining %d", si.reexams, si.examining);
-    sim_calls(&m, 9);
-    get(&m, &si);
+    sim_run(&m, 9, &si);
     CHECK(!si.examining && !strcmp(si.chosen, "two_phase") && si.patience == 8,
           "backoff: kept again: examining %d chose '%s' patience %d", si.examining, si.chosen,
           si.patience);
     /* a later file starts from the decision with the doubled patience */
-    sim_open(&b, "0", 2);
-    rio__select_free(b.s);
-    b.h.select_reuse = RIO_AUTO;
-    CHECK(rio__select_create(MPI_COMM_SELF, &b.h, "posix:none", &b.s) == 0, "create");
+    sim_open_reusing(&b, "posix:none");
     b.speed[0] = 300e6, b.speed[1] = 100e6, b.speed[2] = 100e6;
-    sim_calls(&b, 1);
-    get(&b, &si);
+    sim_run(&b, 1, &si);
     CHECK(si.from_earlier && si.patience == 8, "backoff: later file from_earlier %d patience %d",
           si.from_earlier, si.patience);
     sim_close(&b);
     /* a real slowdown: the re-examination switches and the patience is
      * back to the configured 2 */
     m.speed[0] = 30e6;
-    sim_calls(&m, 9);
-    get(&m, &si);
+    sim_run(&m, 9, &si);
     CHECK(si.reexams == 3 && si.examining, "backoff: 8 deviating calls with patience 8: "
           "reexams %d examining %d", si.reexams, si.examining);
-    sim_calls(&m, 9);
-    get(&m, &si);
+    sim_run(&m, 9, &si);
     CHECK(!si.examining && strcmp(si.chosen, "two_phase") && si.patience == 2,
           "backoff: after a change examining %d chose '%s' patience %d", si.examining,
           si.chosen, si.patience);
@@ -299,39 +305,26 @@ static void reuse(void)
 {
     struct sim a, b;
     struct rio_select_info si;
-    sim_open(&a, "0", 2);
-    a.h.select_reuse = RIO_AUTO;
-    a.speed[0] = 100e6, a.speed[1] = 100e6, a.speed[2] = 400e6;
-    sim_calls(&a, 10);
-    get(&a, &si);
+    sim_decided(&a, 100e6, 100e6, 400e6, &si);
     CHECK(!strcmp(si.chosen, "independent") && !si.from_earlier, "reuse: file A chose '%s'",
           si.chosen);
     sim_close(&a);
 
-    sim_open(&b, "0", 2);
-    rio__select_free(b.s); /* again, with reuse */
-    b.h.select_reuse = RIO_AUTO;
-    CHECK(rio__select_create(MPI_COMM_SELF, &b.h, "posix:none", &b.s) == 0, "create");
+    sim_open_reusing(&b, "posix:none");
     b.speed[0] = 10e6, b.speed[1] = 10e6, b.speed[2] = 40e6;
-    sim_calls(&b, 8);
-    get(&b, &si);
+    sim_run(&b, 8, &si);
     expect_ran(&b, 0, 8, "independent", "reuse: file B");
     CHECK(si.from_earlier == 1 && si.exam_calls == 0 && si.reexams == 0 && !si.examining,
           "reuse: file B from_earlier %d exam_calls %lld reexams %d examining %d",
           si.from_earlier, si.exam_calls, si.reexams, si.examining);
     b.speed[2] = 4e6;
-    sim_calls(&b, 3);
-    get(&b, &si);
+    sim_run(&b, 3, &si);
     CHECK(si.reexams == 1, "reuse: a slowdown in file B: reexams %d", si.reexams);
     sim_close(&b);
 
     /* another storage (layout) does not find it */
-    sim_open(&b, "0", 2);
-    rio__select_free(b.s);
-    b.h.select_reuse = RIO_AUTO;
-    CHECK(rio__select_create(MPI_COMM_SELF, &b.h, "posix:65536x2", &b.s) == 0, "create");
-    sim_calls(&b, 1);
-    get(&b, &si);
+    sim_open_reusing(&b, "posix:65536x2");
+    sim_run(&b, 1, &si);
     CHECK(si.examining && !si.from_earlier, "reuse: another storage: examining %d "
           "from_earlier %d", si.examining, si.from_earlier);
     sim_close(&b);
@@ -344,8 +337,7 @@ static void own_time(void)
     struct rio_select_info si;
     sim_open(&m, "0", 1);
     m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 100e6;
-    sim_calls(&m, 14);
-    get(&m, &si);
+    sim_run(&m, 14, &si);
     CHECK(si.select_time > 13.5e-6 && si.select_time < 14.5e-6,
           "time: %g s over 14 calls of 1 us", si.select_time);
     CHECK(si.select_time_chosen > 4.5e-6 && si.select_time_chosen < 5.5e-6,
