@@ -308,8 +308,9 @@ struct rio_select_info {
                                       chosen (calls - exam_calls of them): the steady cost */
     int patience;                /**< deviating calls in a row that start the next
                                       re-examination: resonio_select_patience, doubled (up
-                                      to 64) each time a re-examination kept the choice,
-                                      back to it when one changed the choice */
+                                      to 64, or that value if larger) each time a
+                                      re-examination kept the choice, back to it when one
+                                      changed the choice */
 };
 /** Number of signatures the selector holds for fh.  Local. */
 int rio_select_count(rio_file *fh, int *count);

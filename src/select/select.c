@@ -253,9 +253,10 @@ static void decide(struct rio_select *s, struct sel_entry *e)
      * Page-cache reads of tens of microseconds (2 ranks, Open MPI, 64 KiB
      * per rank) re-examined every 30-40 calls, each time running the
      * aggregating strategies at a fifth of the chosen one's speed. */
-    if (e->prev_chosen >= 0)
-        e->patience = best == e->prev_chosen ? RIO_MIN(2 * e->patience, SEL_MAX_PATIENCE)
-                                             : s->patience;
+    if (e->prev_chosen >= 0 && best != e->prev_chosen)
+        e->patience = s->patience;
+    else if (e->prev_chosen >= 0 && e->patience < SEL_MAX_PATIENCE)
+        e->patience = RIO_MIN(2 * e->patience, SEL_MAX_PATIENCE);
     e->examining = 0;
     e->chosen = best;
     e->chosen_avg = bt;

@@ -8,7 +8,8 @@
 
 #define SEL_MAX_SIGS 64
 #define SEL_STORAGE_LEN 64
-#define SEL_MAX_PATIENCE 64 /* re-examinations that keep the choice double it up to this */
+#define SEL_MAX_PATIENCE 64 /* re-examinations that keep the choice double the
+                               patience up to this (a larger configured one stays) */
 
 struct sel_entry {
     struct rio_sel_sig sig;

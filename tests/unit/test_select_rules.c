@@ -29,7 +29,7 @@
 #include "select/select.h"
 #include "unit.h"
 
-#define MAXC 128
+#define MAXC 256
 
 struct sim {
     struct rio_select *s;
@@ -294,6 +294,24 @@ static void backoff(void)
           "backoff: after a change examining %d chose '%s' patience %d", si.examining,
           si.chosen, si.patience);
     sim_close(&m);
+
+    /* the doubling stops at 64; a larger configured patience stays */
+    static const int conf[] = {40, 100}, want[] = {64, 100};
+    for (int i = 0; i < 2; i++) {
+        sim_open(&m, "0", conf[i]);
+        m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 100e6;
+        sim_run(&m, 10, &si);
+        m.speed[0] = 30e6;
+        sim_calls(&m, conf[i]);
+        m.speed[0] = 300e6;
+        sim_run(&m, 10, &si);
+        CHECK(si.reexams == 1 && !si.examining && !strcmp(si.chosen, "two_phase") &&
+                  si.patience == want[i],
+              "backoff: patience %d kept: reexams %d examining %d chose '%s' patience %d "
+              "(expected %d)", conf[i], si.reexams, si.examining, si.chosen, si.patience,
+              want[i]);
+        sim_close(&m);
+    }
     printf("ok - backoff after re-examinations that keep the choice\n");
 }
 
