@@ -357,11 +357,41 @@ int rio_file_get_type_extent_c(rio_file *fh, MPI_Datatype datatype, MPI_Count *e
 
 /* ---- positions ------------------------------------------------------------- */
 
+/* The end of the file in stream bytes for a view whose regions overlap
+ * (read-only files): ROMIO's rule, the position in the first region, in
+ * stream order, that reaches size — the mapping is not monotonic, so the
+ * bisection below could stop at any crossing.  The first tile whose last
+ * byte reaches size holds it.  -1 when the walk cannot start. */
+static MPI_Offset overlapping_eof(rio_file *fh, MPI_Offset size)
+{
+    const struct rio_dtype_info *fi = rio__dtype_info(fh->filetype_dt);
+    MPI_Offset ub = fh->disp + fi->true_lb + fi->true_extent, tile = 0;
+    if (fi->extent <= 0 || fi->size <= 0)
+        return -1;
+    if (size > ub)
+        tile = (size - ub + fi->extent - 1) / fi->extent;
+    struct rio_dtype_iter it;
+    if (rio__dtype_iter_init(&it, fh->filetype_dt, -1, tile * fi->size))
+        return -1;
+    MPI_Offset pos = -1, at = rio__dtype_iter_pos(&it), off, len;
+    while (pos < 0 && rio__dtype_iter_next(&it, 0, &off, &len)) {
+        MPI_Offset start = fh->disp + off;
+        if (start + len >= size)
+            pos = at + RIO_MIN(RIO_MAX(size - start, 0), len);
+        at += len;
+    }
+    rio__dtype_iter_free(&it);
+    return pos;
+}
+
 MPI_Offset rio__view_eof_etypes(rio_file *fh, MPI_Offset size)
 {
+    const struct rio_dtype_info *fi = rio__dtype_info(fh->filetype_dt);
+    MPI_Offset pos = fh->view_overlaps ? overlapping_eof(fh, size) : -1;
+    if (pos >= 0)
+        return (pos + fh->etype_size - 1) / fh->etype_size;
     /* The largest stream position whose byte lies below size, found by
      * bisection over the (monotonic) view mapping. */
-    const struct rio_dtype_info *fi = rio__dtype_info(fh->filetype_dt);
     if (size <= fh->disp)
         return 0;
     MPI_Offset tiles = fi->extent > 0 ? (size - fh->disp) / fi->extent + 2 : 2;

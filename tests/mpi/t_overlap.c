@@ -21,6 +21,12 @@
  *                     read_at that crosses the end of the file (its
  *                     count is the stream bytes whose file bytes exist,
  *                     up to the first missing one);
+ *   the end of file:  MPI_File_seek(MPI_SEEK_END) for every file size from
+ *                     0 to 3 tiles past the view (the file cut by rank 0
+ *                     between seeks): ROMIO's position, in the first block
+ *                     in stream order whose end reaches the size (the
+ *                     mapping is not monotonic: 4..11 comes twice), and
+ *                     MPI_SEEK_END with a negative offset;
  *   mixed views:      only rank 0's view overlaps, the others read plain
  *                     bytes: a collective read is right on every rank
  *                     (and does not hang);
@@ -56,6 +62,21 @@ static long long view_off(long long disp, long long s)
     while (rem >= blen[b])
         rem -= blen[b++];
     return disp + tile * EXTENT + bdisp[b] + rem;
+}
+
+/* ROMIO's end of file for the view at disp and a file of size bytes:
+ * the stream position in the first block whose end reaches size. */
+static long long eof_pos(long long disp, long long size)
+{
+    for (long long tile = 0;; tile++) {
+        long long s = tile * TSIZE;
+        for (int b = 0; b < NB; b++) {
+            long long start = disp + tile * EXTENT + bdisp[b];
+            if (start + blen[b] >= size)
+                return s + (size <= start ? 0 : size - start);
+            s += blen[b];
+        }
+    }
 }
 
 /* Compare n bytes read from stream byte s with what the view maps there. */
@@ -131,6 +152,43 @@ int main(int argc, char **argv)
         }
         RT_OK(rio_file_close(&fh));
     }
+
+    /* the end of the file, for sizes that end inside the doubly mapped
+     * bytes and everywhere else */
+    char cut[4096];
+    rt_path(cut, sizeof cut, "overlap-eof");
+    if (rt_rank == 0)
+        CHECK(rt_pwrite_file(cut, (const unsigned char *)"", 0, 0, 1) == 0, "cannot create %s",
+              cut);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (RT_OK(rio_file_open(MPI_COMM_WORLD, cut, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh))) {
+        if (RT_OK(rio_file_set_view(fh, disp, MPI_BYTE, ft, "native", MPI_INFO_NULL))) {
+            int bad = 0; /* report the first wrong size only; every rank runs every size */
+            for (long long size = 0; size <= 3 * EXTENT + 7LL * (rt_nprocs - 1); size++) {
+                if (rt_rank == 0)
+                    CHECK(truncate(cut, (off_t)size) == 0, "cannot cut %s to %lld", cut, size);
+                MPI_Barrier(MPI_COMM_WORLD);
+                MPI_Offset pos = -1, want = eof_pos(disp, size);
+                if (RT_OK(rio_file_seek(fh, 0, MPI_SEEK_END)) &&
+                    RT_OK(rio_file_get_position(fh, &pos)) && pos != want && !bad) {
+                    CHECK(0, "seek to the end of a %lld-byte file: position %lld, expected %lld",
+                          size, (long long)pos, (long long)want);
+                    bad = 1;
+                }
+                if (want >= 3 && RT_OK(rio_file_seek(fh, -3, MPI_SEEK_END)) &&
+                    RT_OK(rio_file_get_position(fh, &pos)) && pos != want - 3 && !bad) {
+                    CHECK(0, "seek to 3 before the end of a %lld-byte file: position %lld, "
+                          "expected %lld", size, (long long)pos, (long long)want - 3);
+                    bad = 1;
+                }
+                MPI_Barrier(MPI_COMM_WORLD); /* nobody seeks while rank 0 cuts */
+            }
+        }
+        RT_OK(rio_file_close(&fh));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        unlink(cut);
 
     /* mixed: only rank 0's view overlaps; a collective read must neither
      * hang nor read wrong bytes on any rank (the others read a plain
