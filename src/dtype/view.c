@@ -21,50 +21,39 @@
 /* Regions examined to name the cause of a failed check. */
 #define SCAN_MAX (1 << 20)
 
-/* Name the first region of one tile that is negative or starts before the
- * previous one ends.  Returns 1 when found (detail set). */
-static int name_bad_region(const struct rio_dtype *ft)
+/* Walk one tile for its first bad region: at a negative displacement, or
+ * starting before the previous region ends (before the previous region
+ * starts when overlaps are allowed).  Returns 1 when found, with the
+ * region named in the detail.  Naming a failed check stops after SCAN_MAX
+ * regions; allowing overlaps walks the whole tile (only a filetype that
+ * is not mono comes here, once per set_view). */
+static int bad_region(const struct rio_dtype *ft, int overlaps_ok)
 {
     struct rio_dtype_iter it;
-    MPI_Offset off, len, prev_end = 0;
+    MPI_Offset off, len, prev_start = 0, prev_end = 0;
     long long k = 0;
     int found = 0;
     if (rio__dtype_iter_init(&it, ft, 1, 0))
-        return 0;
-    while (!found && k < SCAN_MAX && rio__dtype_iter_next(&it, 0, &off, &len)) {
+        return overlaps_ok; /* unchecked: not allowed, and nothing to name */
+    while (!found && (overlaps_ok || k < SCAN_MAX) && rio__dtype_iter_next(&it, 0, &off, &len)) {
         if (off < 0) {
             rio__err_detail("filetype region %lld is at negative displacement %lld", k,
                             (long long)off);
             found = 1;
-        } else if (k > 0 && off < prev_end) {
+        } else if (k > 0 && off < (overlaps_ok ? prev_start : prev_end)) {
             rio__err_detail("filetype region %lld at displacement %lld starts before region %lld "
-                            "ends at %lld (displacements must not decrease nor overlap)",
-                            k, (long long)off, k - 1, (long long)prev_end);
+                            "%s at %lld (displacements must not decrease%s)",
+                            k, (long long)off, k - 1, overlaps_ok ? "starts" : "ends",
+                            (long long)(overlaps_ok ? prev_start : prev_end),
+                            overlaps_ok ? "" : " nor overlap");
             found = 1;
         }
+        prev_start = off;
         prev_end = off + len;
         k++;
     }
     rio__dtype_iter_free(&it);
     return found;
-}
-
-/* Do the regions of one tile start at nondecreasing displacements, none
- * negative (overlaps allowed)?  Walks the tile: only a filetype that is
- * not mono comes here, once per set_view. */
-static int starts_nondecreasing(const struct rio_dtype *ft)
-{
-    struct rio_dtype_iter it;
-    MPI_Offset off, len, prev = 0;
-    int ok = 1;
-    if (rio__dtype_iter_init(&it, ft, 1, 0))
-        return 0;
-    while (ok && rio__dtype_iter_next(&it, 0, &off, &len)) {
-        ok = off >= prev;
-        prev = off;
-    }
-    rio__dtype_iter_free(&it);
-    return ok;
 }
 
 /* Contract in dtype.h: 0 or RIO_E_FILETYPE with a detail. */
@@ -88,10 +77,10 @@ int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio
         return RIO_E_FILETYPE;
     }
     *overlaps = 0;
-    if (read_only && !r->mono && r->tlb >= 0 && starts_nondecreasing(filetype)) {
+    if (read_only && !r->mono && r->tlb >= 0 && !bad_region(filetype, 1)) {
         *overlaps = 1; /* regions overlap: allowed where nothing is written */
     } else if (!r->mono || r->tlb < 0) {
-        if (!name_bad_region(filetype)) {
+        if (!bad_region(filetype, 0)) {
             if (r->tlb < 0)
                 rio__err_detail("filetype has data at negative displacement %lld",
                                 (long long)r->tlb);
