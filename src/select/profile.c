@@ -296,7 +296,7 @@ void rio__select_profile_save(struct rio_select *s)
             const struct sel_entry *e = &s->e[j];
             replaced = !e->examining && e->chosen >= 0 && same_decision(p, s->storage, &e->sig);
         }
-        if (!replaced) {
+        if (!replaced && !p->partial) {
             put(m, p->storage, &p->sig, p->strategy, p->tput);
             n++;
         }
@@ -345,7 +345,7 @@ static pthread_mutex_t memory_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e)
 {
-    if (e->examining || e->chosen < 0)
+    if (!e->examining && e->chosen < 0)
         return;
     pthread_mutex_lock(&memory_lock);
     int i = 0;
@@ -357,10 +357,24 @@ void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *
     memset(p, 0, sizeof *p);
     snprintf(p->storage, sizeof p->storage, "%s", s->storage);
     p->sig = e->sig;
-    snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
-    p->tput = e->chosen_avg;
     p->earlier = 1;
     p->patience = e->patience;
+    if (e->examining) {
+        struct sel_exam *x = &p->exam;
+        p->partial = 1;
+        x->ncand = e->ncand;
+        x->cur = e->cur;
+        x->cur_calls = e->cur_calls;
+        x->exam_pos = e->exam_pos;
+        memcpy(x->cand, e->cand, sizeof x->cand);
+        memcpy(x->sum, e->sum, sizeof x->sum);
+        memcpy(x->n, e->n, sizeof x->n);
+        memcpy(x->given, e->given, sizeof x->given);
+        memcpy(x->pruned, e->pruned, sizeof x->pruned);
+    } else {
+        snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
+        p->tput = e->chosen_avg;
+    }
     pthread_mutex_unlock(&memory_lock);
 }
 
@@ -375,7 +389,10 @@ int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse)
                 mine[n++] = memory[i];
         pthread_mutex_unlock(&memory_lock);
     }
-    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    int head[2] = {n, reuse}; /* rank 0's count and hint decide for every rank */
+    MPI_Bcast(head, 2, MPI_INT, 0, comm);
+    n = head[0];
+    s->reuse = head[1];
     if (n == 0)
         return 0;
     MPI_Bcast(mine, (int)(sizeof mine[0]) * n, MPI_BYTE, 0, comm);

@@ -89,6 +89,15 @@ void rio__select_free(struct rio_select *s)
 {
     if (!s)
         return;
+    /* Examinations still under way go on in the next file with the same
+     * signature: a file of few calls per signature (the tile reader's 4
+     * and 2 per frame pair) never finishes one, and would otherwise run
+     * the first candidates in every file.  Not from a file that was told
+     * to ignore earlier files (resonio_select_reuse=disable): its
+     * examination must not replace an earlier decision. */
+    for (int i = 0; s->reuse && i < s->n; i++)
+        if (s->e[i].examining)
+            rio__select_memory_put(s, &s->e[i]);
     free(s->prof);
     free(s->profile_path);
     free(s);
@@ -134,17 +143,32 @@ static void start_exam(struct sel_entry *e)
     for (int k = 0; k < RIO_SELECT_MAX_CAND; k++) {
         e->sum[k] = 0;
         e->n[k] = 0;
+        e->given[k] = 0;
         e->pruned[k] = 0;
     }
 }
 
-/* Move the examination to the next candidate, if there is one (else the
- * last keeps running until its results are in). */
-static void next_candidate(struct sel_entry *e)
+/* Does candidate k still need calls?  Not pruned, fewer than calls_per
+ * results, and fewer than twice that many calls handed out: a call whose
+ * result never came (unmeasured, or handed out in a file closed before
+ * it arrived) is run again, but not without end. */
+static int wants_calls(const struct rio_select *s, const struct sel_entry *e, int k)
 {
-    if (e->cur + 1 < e->ncand) {
-        e->cur++;
-        e->cur_calls = 0;
+    return !e->pruned[k] && e->n[k] < s->calls_per && e->given[k] < 2 * s->calls_per;
+}
+
+/* Move the examination to the next candidate, in order and then around
+ * again, that still needs calls; if none does, the current one runs on
+ * until its results are in. */
+static void next_candidate(const struct rio_select *s, struct sel_entry *e)
+{
+    for (int step = 1; step <= e->ncand; step++) {
+        int k = (e->cur + step) % e->ncand;
+        if (wants_calls(s, e, k)) {
+            e->cur = k;
+            e->cur_calls = 0;
+            return;
+        }
     }
 }
 
@@ -175,8 +199,27 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
         for (int k = 0; k < ncand && e->ncand < RIO_SELECT_MAX_CAND; k++)
             snprintf(e->cand[e->ncand++], sizeof e->cand[0], "%s", cands[k]);
     start_exam(e);
-    /* a decision of an earlier run for this signature and storage */
+    /* an examination an earlier file left unfinished goes on where it
+     * stopped, when it has the same candidates */
     const struct prof_entry *p = rio__select_profile_find(s, sig);
+    if (p && p->partial) {
+        const struct sel_exam *x = &p->exam;
+        int same = x->ncand == e->ncand;
+        for (int k = 0; same && k < e->ncand; k++)
+            same = !strcmp(x->cand[k], e->cand[k]);
+        if (same) {
+            e->cur = x->cur;
+            e->cur_calls = x->cur_calls;
+            e->exam_pos = x->exam_pos;
+            memcpy(e->sum, x->sum, sizeof e->sum);
+            memcpy(e->n, x->n, sizeof e->n);
+            memcpy(e->given, x->given, sizeof e->given);
+            memcpy(e->pruned, x->pruned, sizeof e->pruned);
+            e->patience = RIO_MAX(e->patience, p->patience);
+        }
+        return e;
+    }
+    /* a decision of an earlier run for this signature and storage */
     for (int k = 0; p && k < e->ncand; k++)
         if (!strcmp(e->cand[k], p->strategy)) {
             e->examining = 0;
@@ -203,9 +246,11 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
     int k;
     e->calls++;
     if (e->examining) {
+        if (e->cur_calls >= s->calls_per || e->pruned[e->cur])
+            next_candidate(s, e);
         k = e->cur;
-        if (++e->cur_calls >= s->calls_per)
-            next_candidate(e);
+        e->cur_calls++;
+        e->given[k]++;
         e->exam_pos++;
         e->exam_calls++;
         snprintf(reason, len, "auto: examining %s (%lld of %d calls)", e->cand[k],
@@ -288,14 +333,12 @@ void rio__select_record(struct rio_select *s, double tput)
             for (int j = 0; j < e->ncand; j++)
                 if (j != k && e->n[j] > 0)
                     best = RIO_MAX(best, e->sum[j] / e->n[j]);
-            if (best > 0 && tput < s->prune * best) {
-                e->pruned[k] = 1;
-                next_candidate(e);
-            }
+            if (best > 0 && tput < s->prune * best)
+                e->pruned[k] = 1; /* the next call moves on */
         }
         int finished = 1;
         for (int j = 0; j < e->ncand; j++)
-            if (!e->pruned[j] && e->n[j] < s->calls_per)
+            if (wants_calls(s, e, j))
                 finished = 0;
         if (finished)
             decide(s, e);
