@@ -305,7 +305,7 @@ void rio__select_profile_save(struct rio_select *s)
         const struct sel_entry *e = &s->e[j];
         if (e->examining || e->chosen < 0)
             continue;
-        put(m, s->storage, &e->sig, e->cand[e->chosen], e->chosen_avg);
+        put(m, s->storage, &e->sig, e->x.cand[e->chosen], e->chosen_avg);
         n++;
     }
     int mbad = fclose(m) != 0;
@@ -360,19 +360,10 @@ void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *
     p->earlier = 1;
     p->patience = e->patience;
     if (e->examining) {
-        struct sel_exam *x = &p->exam;
         p->partial = 1;
-        x->ncand = e->ncand;
-        x->cur = e->cur;
-        x->cur_calls = e->cur_calls;
-        x->exam_pos = e->exam_pos;
-        memcpy(x->cand, e->cand, sizeof x->cand);
-        memcpy(x->sum, e->sum, sizeof x->sum);
-        memcpy(x->n, e->n, sizeof x->n);
-        memcpy(x->given, e->given, sizeof x->given);
-        memcpy(x->pruned, e->pruned, sizeof x->pruned);
+        p->exam = e->x;
     } else {
-        snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
+        snprintf(p->strategy, sizeof p->strategy, "%s", e->x.cand[e->chosen]);
         p->tput = e->chosen_avg;
     }
     pthread_mutex_unlock(&memory_lock);

@@ -11,17 +11,24 @@
 #define SEL_MAX_PATIENCE 64 /* re-examinations that keep the choice double the
                                patience up to this (a larger configured one stays) */
 
-struct sel_entry {
-    struct rio_sel_sig sig;
+/* The candidates of a signature and their examination: what each
+ * measured and where it stands.  An earlier file of the process may leave
+ * one unfinished for the next (prof_entry). */
+struct sel_exam {
     int ncand;
     char cand[RIO_SELECT_MAX_CAND][16];
     double sum[RIO_SELECT_MAX_CAND];  /* examined throughput, summed */
-    int n[RIO_SELECT_MAX_CAND];
-    int given[RIO_SELECT_MAX_CAND];   /* calls handed out in this examination */
-    int examining;
-    long long exam_pos;               /* calls handed out in this examination */
+    int n[RIO_SELECT_MAX_CAND];       /* results */
+    int given[RIO_SELECT_MAX_CAND];   /* calls handed out */
+    long long exam_pos;               /* calls handed out in all */
     int cur, cur_calls;               /* candidate being examined, its calls so far */
     unsigned char pruned[RIO_SELECT_MAX_CAND]; /* dropped after one slow call */
+};
+
+struct sel_entry {
+    struct rio_sel_sig sig;
+    struct sel_exam x;
+    int examining;
     int chosen;                       /* index in cand, -1 while examining */
     double chosen_avg;
     int from_profile;
@@ -43,17 +50,6 @@ struct sel_entry {
     char said[160];                   /* the reason given for the choice, formatted */
     int said_k, said_from;            /* once per decision: what it was formatted for */
     double said_avg;
-};
-
-/* An examination an earlier file of the process left unfinished: its
- * candidates and what they measured, where it stood. */
-struct sel_exam {
-    int ncand, cur, cur_calls;
-    long long exam_pos;
-    char cand[RIO_SELECT_MAX_CAND][16];
-    double sum[RIO_SELECT_MAX_CAND];
-    int n[RIO_SELECT_MAX_CAND], given[RIO_SELECT_MAX_CAND];
-    unsigned char pruned[RIO_SELECT_MAX_CAND];
 };
 
 /* A decision read from (or to be written to) a profile; in the process's

@@ -380,6 +380,18 @@ static void lost_result(void)
     printf("ok - a lost result is measured again\n");
 }
 
+/* A later file (storage: the process's earlier decisions and
+ * examinations for it) with candidates cands (NULL: all three), speeds
+ * 100, 300 and 10 MB/s, after n calls. */
+static void sim_file(struct sim *m, const char *storage, const char *cands, int n,
+                     struct rio_select_info *si)
+{
+    sim_open_reusing(m, storage);
+    m->h.select_candidates = (char *)cands;
+    m->speed[0] = 100e6, m->speed[1] = 300e6, m->speed[2] = 10e6;
+    sim_run(m, n, si);
+}
+
 /* A file of 4 calls leaves its examination unfinished; the next file
  * with the same signature continues it instead of starting over.  Here a
  * result arrives with the next call, so resonant's call in file A is
@@ -389,18 +401,14 @@ static void resume(void)
 {
     struct sim a, b;
     struct rio_select_info si;
-    sim_open_reusing(&a, "posix:resume");
-    a.speed[0] = 100e6, a.speed[1] = 300e6, a.speed[2] = 10e6;
-    sim_run(&a, 4, &si);
+    sim_file(&a, "posix:resume", NULL, 4, &si);
     CHECK(si.examining && si.tput_calls[0] == 3, "resume: file A examining %d, two_phase "
           "measured over %d calls", si.examining, si.tput_calls[0]);
     expect_ran(&a, 0, 3, "two_phase", "resume: file A");
     expect_ran(&a, 3, 1, "resonant", "resume: file A");
     sim_close(&a);
 
-    sim_open_reusing(&b, "posix:resume");
-    b.speed[0] = 100e6, b.speed[1] = 300e6, b.speed[2] = 10e6;
-    sim_run(&b, 1, &si);
+    sim_file(&b, "posix:resume", NULL, 1, &si);
     CHECK(si.examining && si.tput_calls[0] == 3 && !strcmp(b.ran[0], "resonant"),
           "resume: file B starts with examining %d, two_phase measured over %d calls (3 in "
           "file A), call 1 ran '%s'", si.examining, si.tput_calls[0], b.ran[0]);
@@ -416,14 +424,9 @@ static void resume(void)
     sim_close(&b);
 
     /* other candidates: the examination starts afresh */
-    sim_open_reusing(&a, "posix:resume2");
-    a.speed[0] = 100e6, a.speed[1] = 300e6, a.speed[2] = 10e6;
-    sim_run(&a, 4, &si);
+    sim_file(&a, "posix:resume2", NULL, 4, &si);
     sim_close(&a);
-    sim_open_reusing(&b, "posix:resume2");
-    b.h.select_candidates = "two_phase,independent";
-    b.speed[0] = 100e6, b.speed[1] = 300e6, b.speed[2] = 10e6;
-    sim_run(&b, 1, &si);
+    sim_file(&b, "posix:resume2", "two_phase,independent", 1, &si);
     CHECK(si.examining && si.ncand == 2 && si.tput_calls[0] == 0 &&
               !strcmp(b.ran[0], "two_phase"),
           "resume: other candidates: examining %d ncand %d, %d calls measured, ran '%s'",
