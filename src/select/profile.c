@@ -296,7 +296,7 @@ void rio__select_profile_save(struct rio_select *s)
             const struct sel_entry *e = &s->e[j];
             replaced = !e->examining && e->chosen >= 0 && same_decision(p, s->storage, &e->sig);
         }
-        if (!replaced && !p->partial) {
+        if (!replaced) {
             put(m, p->storage, &p->sig, p->strategy, p->tput);
             n++;
         }
@@ -345,7 +345,7 @@ static pthread_mutex_t memory_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e)
 {
-    if (!e->examining && e->chosen < 0)
+    if (e->examining || e->chosen < 0)
         return;
     pthread_mutex_lock(&memory_lock);
     int i = 0;
@@ -357,15 +357,10 @@ void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *
     memset(p, 0, sizeof *p);
     snprintf(p->storage, sizeof p->storage, "%s", s->storage);
     p->sig = e->sig;
+    snprintf(p->strategy, sizeof p->strategy, "%s", e->x.cand[e->chosen]);
+    p->tput = e->chosen_avg;
     p->earlier = 1;
     p->patience = e->patience;
-    if (e->examining) {
-        p->partial = 1;
-        p->exam = e->x;
-    } else {
-        snprintf(p->strategy, sizeof p->strategy, "%s", e->x.cand[e->chosen]);
-        p->tput = e->chosen_avg;
-    }
     pthread_mutex_unlock(&memory_lock);
 }
 
@@ -380,10 +375,7 @@ int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse)
                 mine[n++] = memory[i];
         pthread_mutex_unlock(&memory_lock);
     }
-    int head[2] = {n, reuse}; /* rank 0's count and hint decide for every rank */
-    MPI_Bcast(head, 2, MPI_INT, 0, comm);
-    n = head[0];
-    s->reuse = head[1];
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
     if (n == 0)
         return 0;
     MPI_Bcast(mine, (int)(sizeof mine[0]) * n, MPI_BYTE, 0, comm);

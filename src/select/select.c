@@ -89,15 +89,6 @@ void rio__select_free(struct rio_select *s)
 {
     if (!s)
         return;
-    /* Examinations still under way go on in the next file with the same
-     * signature: a file of few calls per signature (the tile reader's 4
-     * and 2 per frame pair) never finishes one, and would otherwise run
-     * the first candidates in every file.  Not from a file that was told
-     * to ignore earlier files (resonio_select_reuse=disable): its
-     * examination must not replace an earlier decision. */
-    for (int i = 0; s->reuse && i < s->n; i++)
-        if (s->e[i].examining)
-            rio__select_memory_put(s, &s->e[i]);
     free(s->prof);
     free(s->profile_path);
     free(s);
@@ -199,21 +190,8 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
         for (int k = 0; k < ncand && e->x.ncand < RIO_SELECT_MAX_CAND; k++)
             snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
     start_exam(e);
-    /* an examination an earlier file left unfinished goes on where it
-     * stopped, when it has the same candidates */
-    const struct prof_entry *p = rio__select_profile_find(s, sig);
-    if (p && p->partial) {
-        const struct sel_exam *x = &p->exam;
-        int same = x->ncand == e->x.ncand;
-        for (int k = 0; same && k < e->x.ncand; k++)
-            same = !strcmp(x->cand[k], e->x.cand[k]);
-        if (same) {
-            e->x = *x;
-            e->patience = RIO_MAX(e->patience, p->patience);
-        }
-        return e;
-    }
     /* a decision of an earlier run for this signature and storage */
+    const struct prof_entry *p = rio__select_profile_find(s, sig);
     for (int k = 0; p && k < e->x.ncand; k++)
         if (!strcmp(e->x.cand[k], p->strategy)) {
             e->examining = 0;

@@ -12,8 +12,7 @@
                                patience up to this (a larger configured one stays) */
 
 /* The candidates of a signature and their examination: what each
- * measured and where it stands.  An earlier file of the process may leave
- * one unfinished for the next (prof_entry). */
+ * measured and where it stands. */
 struct sel_exam {
     int ncand;
     char cand[RIO_SELECT_MAX_CAND][16];
@@ -52,8 +51,7 @@ struct sel_entry {
     double said_avg;
 };
 
-/* A decision read from (or to be written to) a profile; in the process's
- * memory, also an examination under way (partial). */
+/* A decision read from (or to be written to) a profile. */
 struct prof_entry {
     char storage[SEL_STORAGE_LEN];
     struct rio_sel_sig sig;
@@ -61,8 +59,6 @@ struct prof_entry {
     double tput;
     int earlier;                      /* from an earlier file of this process */
     int patience;                     /* earlier file: its entry's patience */
-    int partial;                      /* no decision yet: exam holds the examination */
-    struct sel_exam exam;
 };
 
 struct rio_select {
@@ -83,9 +79,6 @@ struct rio_select {
     char *profile_path;
     struct prof_entry *prof;          /* loaded from the profile */
     int nprof;
-    int reuse;                        /* rank 0's resonio_select_reuse allowed earlier
-                                         files' state: unfinished examinations are
-                                         kept for later files only then */
 };
 
 /* profile.c */
@@ -98,13 +91,11 @@ const struct prof_entry *rio__select_profile_find(const struct rio_select *s,
 /** Rewrite the profile with the loaded decisions and this file's, through a
  *  temporary file and rename.  Rank 0 only; failures are warnings. */
 void rio__select_profile_save(struct rio_select *s);
-/** Remember e's decision, or its examination while it is under way, for
- *  later files of this process.  Local. */
+/** Remember e's decision for later files of this process.  Local. */
 void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e);
 /** Rank 0's remembered decisions for this storage (none with
  *  resonio_select_reuse=disable on rank 0) go ahead of the profile's, to
- *  every rank, and rank 0's hint to s->reuse.  Collective.  Errors only
- *  RIO_E_NOMEM. */
+ *  every rank.  Collective.  Errors only RIO_E_NOMEM. */
 int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse);
 
 #endif /* RIO_SELECT_INT_H */

@@ -25,9 +25,6 @@
  *              again before the examination ends, not forgotten (the
  *              last candidate used to run on, since the examination
  *              waited for a result that would not come)
- *   resume     an examination a file leaves unfinished goes on in the next
- *              file with the same signature and candidates, where it
- *              stopped; with other candidates it starts afresh
  *   time       the selector's own time is counted per call
  */
 #include <string.h>
@@ -79,7 +76,6 @@ static void sim_close(struct sim *m)
 {
     rio__select_free(m->s);
     m->h.select_prune = NULL; /* not owned */
-    m->h.select_candidates = NULL;
     rio__hints_free(&m->h);
 }
 
@@ -380,61 +376,6 @@ static void lost_result(void)
     printf("ok - a lost result is measured again\n");
 }
 
-/* A later file (storage: the process's earlier decisions and
- * examinations for it) with candidates cands (NULL: all three), speeds
- * 100, 300 and 10 MB/s, after n calls. */
-static void sim_file(struct sim *m, const char *storage, const char *cands, int n,
-                     struct rio_select_info *si)
-{
-    sim_open_reusing(m, storage);
-    m->h.select_candidates = (char *)cands;
-    m->speed[0] = 100e6, m->speed[1] = 300e6, m->speed[2] = 10e6;
-    sim_run(m, n, si);
-}
-
-/* A file of 4 calls leaves its examination unfinished; the next file
- * with the same signature continues it instead of starting over.  Here a
- * result arrives with the next call, so resonant's call in file A is
- * never measured: file B runs resonant's other two calls, independent's
- * three, and resonant once more for the result that was lost. */
-static void resume(void)
-{
-    struct sim a, b;
-    struct rio_select_info si;
-    sim_file(&a, "posix:resume", NULL, 4, &si);
-    CHECK(si.examining && si.tput_calls[0] == 3, "resume: file A examining %d, two_phase "
-          "measured over %d calls", si.examining, si.tput_calls[0]);
-    expect_ran(&a, 0, 3, "two_phase", "resume: file A");
-    expect_ran(&a, 3, 1, "resonant", "resume: file A");
-    sim_close(&a);
-
-    sim_file(&b, "posix:resume", NULL, 1, &si);
-    CHECK(si.examining && si.tput_calls[0] == 3 && !strcmp(b.ran[0], "resonant"),
-          "resume: file B starts with examining %d, two_phase measured over %d calls (3 in "
-          "file A), call 1 ran '%s'", si.examining, si.tput_calls[0], b.ran[0]);
-    sim_run(&b, 6, &si);
-    CHECK(!si.examining && !strcmp(si.chosen, "resonant") && si.exam_calls == 6 &&
-              si.tput_calls[1] == 3 && si.tput_calls[2] == 3,
-          "resume: file B examining %d chose '%s' after %lld examining calls of its own, "
-          "measured over %d/%d/%d calls", si.examining, si.chosen, si.exam_calls,
-          si.tput_calls[0], si.tput_calls[1], si.tput_calls[2]);
-    expect_ran(&b, 0, 2, "resonant", "resume: file B");
-    expect_ran(&b, 2, 3, "independent", "resume: file B");
-    expect_ran(&b, 5, 2, "resonant", "resume: file B");
-    sim_close(&b);
-
-    /* other candidates: the examination starts afresh */
-    sim_file(&a, "posix:resume2", NULL, 4, &si);
-    sim_close(&a);
-    sim_file(&b, "posix:resume2", "two_phase,independent", 1, &si);
-    CHECK(si.examining && si.ncand == 2 && si.tput_calls[0] == 0 &&
-              !strcmp(b.ran[0], "two_phase"),
-          "resume: other candidates: examining %d ncand %d, %d calls measured, ran '%s'",
-          si.examining, si.ncand, si.tput_calls[0], b.ran[0]);
-    sim_close(&b);
-    printf("ok - an unfinished examination goes on in the next file\n");
-}
-
 static void own_time(void)
 {
     struct sim m;
@@ -459,7 +400,6 @@ int main(int argc, char **argv)
     backoff();
     reuse();
     lost_result();
-    resume();
     own_time();
     printf("%d passed, %d failed\n", npass, nfail);
     MPI_Finalize();
