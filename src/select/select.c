@@ -141,8 +141,8 @@ static void start_exam(struct sel_entry *e)
 
 /* Does candidate k still need calls?  Not pruned, fewer than calls_per
  * results, and fewer than twice that many calls handed out: a call whose
- * result never came (unmeasured, or handed out in a file closed before
- * it arrived) is run again, but not without end. */
+ * result never came (an unmeasured call) is run again, but not without
+ * end. */
 static int wants_calls(const struct rio_select *s, const struct sel_entry *e, int k)
 {
     return !e->x.pruned[k] && e->x.n[k] < s->calls_per && e->x.given[k] < 2 * s->calls_per;
