@@ -305,7 +305,7 @@ void rio__select_profile_save(struct rio_select *s)
         const struct sel_entry *e = &s->e[j];
         if (e->examining || e->chosen < 0)
             continue;
-        put(m, s->storage, &e->sig, e->x.cand[e->chosen], e->chosen_avg);
+        put(m, s->storage, &e->sig, e->cand[e->chosen], e->chosen_avg);
         n++;
     }
     int mbad = fclose(m) != 0;
@@ -357,7 +357,7 @@ void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *
     memset(p, 0, sizeof *p);
     snprintf(p->storage, sizeof p->storage, "%s", s->storage);
     p->sig = e->sig;
-    snprintf(p->strategy, sizeof p->strategy, "%s", e->x.cand[e->chosen]);
+    snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
     p->tput = e->chosen_avg;
     p->earlier = 1;
     p->patience = e->patience;

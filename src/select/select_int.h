@@ -11,23 +11,17 @@
 #define SEL_MAX_PATIENCE 64 /* re-examinations that keep the choice double the
                                patience up to this (a larger configured one stays) */
 
-/* The candidates of a signature and their examination: what each
- * measured and where it stands. */
-struct sel_exam {
+struct sel_entry {
+    struct rio_sel_sig sig;
     int ncand;
     char cand[RIO_SELECT_MAX_CAND][16];
     double sum[RIO_SELECT_MAX_CAND];  /* examined throughput, summed */
-    int n[RIO_SELECT_MAX_CAND];       /* results */
-    int given[RIO_SELECT_MAX_CAND];   /* calls handed out */
-    long long exam_pos;               /* calls handed out in all */
+    int n[RIO_SELECT_MAX_CAND];
+    int given[RIO_SELECT_MAX_CAND];   /* calls handed out in this examination */
+    int examining;
+    long long exam_pos;               /* calls handed out in this examination */
     int cur, cur_calls;               /* candidate being examined, its calls so far */
     unsigned char pruned[RIO_SELECT_MAX_CAND]; /* dropped after one slow call */
-};
-
-struct sel_entry {
-    struct rio_sel_sig sig;
-    struct sel_exam x;
-    int examining;
     int chosen;                       /* index in cand, -1 while examining */
     double chosen_avg;
     int from_profile;
