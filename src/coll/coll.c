@@ -276,13 +276,12 @@ static int pack_request(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
 MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c)
 {
     const struct rio_coll_req *q = c->req;
-    const struct rio_dtype_info *m = rio__dtype_info(q->memtype),
-                                *f = rio__dtype_info(q->filetype);
-    MPI_Offset n = q->nbytes, guess = 2;
+    const struct rio_dtype_info *m = rio__dtype_info(q->memtype);
+    MPI_Offset n = q->nbytes, guess = 4; /* partial regions at either end */
     if (n <= 0)
         return 0;
     guess += m->contig || m->size <= 0 ? 1 : (n / m->size + 1) * m->regions;
-    guess += f->contig || f->size <= 0 ? 1 : (n / f->size + 2) * f->regions;
+    guess += c->regions; /* the file side, counted by own_extent */
     return RIO_MIN(guess, n + 1);
 }
 

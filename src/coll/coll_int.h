@@ -128,7 +128,7 @@ struct rio_coll_strategy {
 int rio__coll_pairs_each(const struct rio_coll_call *c,
                          int (*fn)(void *arg, const struct rio_coll_pair *v, int n), void *arg);
 /** About how many pairs rio__coll_pairs_each hands out for c: its memory
- *  regions plus its file regions (a capacity hint). */
+ *  regions plus its file regions (c->regions; a capacity hint). */
 MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c);
 
 /* ---- strategy.c --------------------------------------------------------- */
