@@ -226,6 +226,38 @@ int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
     return 1;
 }
 
+/* Whole blocks the iterator can hand out at once from where it stands:
+ * at the start of a block of a vector leaf (no per-block displacements or
+ * lengths, no look-ahead pending), at most max of them and of max_bytes
+ * bytes together; 0 elsewhere.  The fast path of iter_runs and iter_copy. */
+static inline MPI_Count vector_blocks(const struct rio_dtype_iter *it,
+                                      const struct rio_dtype_frame *f,
+                                      MPI_Offset max_bytes, MPI_Count max)
+{
+    if (it->have_pend || it->top < 0 || it->dt->info.contig)
+        return 0;
+    const struct rio_dtype_frame *lf = &f[it->top];
+    const struct rio_dl *d = lf->dl;
+    if (d->displs || d->blocklens || lf->el != 0)
+        return 0;
+    return RIO_MIN(RIO_MIN(d->nblocks - lf->blk, max), max_bytes / d->blocklen);
+}
+
+/* Offset of the current block of the leaf frame at level top. */
+static MPI_Offset block_offset(const struct rio_dtype_frame *f, int top)
+{
+    return f[top].base + f[top].blk * f[top].dl->stride;
+}
+
+/* Move past nb whole blocks that vector_blocks allowed. */
+static void skip_blocks(struct rio_dtype_iter *it, struct rio_dtype_frame *f, MPI_Count nb)
+{
+    struct rio_dtype_frame *lf = &f[it->top];
+    lf->blk += nb;
+    if (lf->blk >= lf->dl->nblocks)
+        advance(it, f);
+}
+
 /* Contract in dtype.h. */
 int rio__dtype_iter_runs(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
                          MPI_Offset *len, int nmax)
@@ -234,27 +266,18 @@ int rio__dtype_iter_runs(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
     MPI_Offset done = 0;
     int k = 0;
     while (k < nmax && done < max_bytes) {
-        if (!it->have_pend && it->top >= 0 && !it->dt->info.contig) {
-            struct rio_dtype_frame *lf = &f[it->top];
-            const struct rio_dl *d = lf->dl;
-            if (!d->displs && !d->blocklens && lf->el == 0) {
-                MPI_Count bl = d->blocklen;
-                MPI_Count nb = RIO_MIN(RIO_MIN(d->nblocks - lf->blk, (MPI_Count)(nmax - k)),
-                                       (max_bytes - done) / bl);
-                if (nb > 0) {
-                    MPI_Offset o = lf->base + lf->blk * d->stride;
-                    for (MPI_Count i = 0; i < nb; i++, k++, o += d->stride) {
-                        off[k] = o;
-                        len[k] = bl;
-                    }
-                    done += nb * bl;
-                    it->pos += nb * bl;
-                    lf->blk += nb;
-                    if (lf->blk >= d->nblocks)
-                        advance(it, f);
-                    continue;
-                }
+        MPI_Count nb = vector_blocks(it, f, max_bytes - done, nmax - k);
+        if (nb > 0) {
+            const struct rio_dl *d = f[it->top].dl;
+            MPI_Offset o = block_offset(f, it->top);
+            for (MPI_Count i = 0; i < nb; i++, k++, o += d->stride) {
+                off[k] = o;
+                len[k] = d->blocklen;
             }
+            done += nb * d->blocklen;
+            it->pos += nb * d->blocklen;
+            skip_blocks(it, f, nb);
+            continue;
         }
         if (!rio__dtype_iter_next(it, max_bytes - done, &off[k], &len[k]))
             break;
@@ -284,24 +307,20 @@ MPI_Offset rio__dtype_iter_copy(struct rio_dtype_iter *it, char *typed, char *co
         done = n;
     }
     while (done < len && !it->have_pend && it->top >= 0) {
-        struct rio_dtype_frame *lf = &f[it->top];
-        const struct rio_dl *d = lf->dl;
-        if (!it->dt->info.contig && !d->displs && !d->blocklens && lf->el == 0) {
-            MPI_Count bl = d->blocklen, nb = RIO_MIN(d->nblocks - lf->blk, (len - done) / bl);
-            if (nb > 0) {
-                char *t = typed + lf->base + lf->blk * d->stride, *c = contig + done;
-                if (to_contig)
-                    for (MPI_Count i = 0; i < nb; i++, t += d->stride, c += bl)
-                        rio__copy_run(c, t, bl);
-                else
-                    for (MPI_Count i = 0; i < nb; i++, t += d->stride, c += bl)
-                        rio__copy_run(t, c, bl);
-                done += nb * bl;
-                lf->blk += nb;
-                if (lf->blk >= d->nblocks)
-                    advance(it, f);
-                continue;
-            }
+        MPI_Count nb = vector_blocks(it, f, len - done, len - done);
+        if (nb > 0) {
+            const struct rio_dl *d = f[it->top].dl;
+            MPI_Count bl = d->blocklen;
+            char *t = typed + block_offset(f, it->top), *c = contig + done;
+            if (to_contig)
+                for (MPI_Count i = 0; i < nb; i++, t += d->stride, c += bl)
+                    rio__copy_run(c, t, bl);
+            else
+                for (MPI_Count i = 0; i < nb; i++, t += d->stride, c += bl)
+                    rio__copy_run(t, c, bl);
+            done += nb * bl;
+            skip_blocks(it, f, nb);
+            continue;
         }
         MPI_Offset o, l;
         raw_next(it, f, &o, &l);
