@@ -355,7 +355,28 @@ static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan 
 
 /* ---- messages --------------------------------------------------------------------- */
 
-/* A datatype over n runs at absolute addresses base[i] (relative to
+/* The runs of one message, where they already are: a requester's pieces
+ * (at their memory), or an aggregator's copy of a rank's metadata (at
+ * origin plus each coordinate).  Nothing is copied out to address and
+ * length arrays first. */
+struct runs {
+    const struct piece *pc;   /* run k: pc[k].mem, pc[k].len */
+    const MPI_Offset *meta;   /* or: origin + meta[2k], meta[2k + 1] long */
+    char *origin;
+    MPI_Count n;
+};
+
+static inline char *run_at(const struct runs *r, MPI_Count k)
+{
+    return r->pc ? r->pc[k].mem : r->origin + r->meta[2 * k];
+}
+
+static inline MPI_Offset run_len(const struct runs *r, MPI_Count k)
+{
+    return r->pc ? r->pc[k].len : r->meta[2 * k + 1];
+}
+
+/* A datatype over the runs at absolute addresses (relative to
  * MPI_BOTTOM), or a plain byte count when there is a single run. */
 struct dt_msg {
     void *addr;
@@ -363,12 +384,13 @@ struct dt_msg {
     MPI_Datatype type;
 };
 
-static int make_msg(char *const *base, const MPI_Offset *len, MPI_Count n, struct dt_msg *m)
+static int make_msg(const struct runs *r, struct dt_msg *m)
 {
+    MPI_Count n = r->n;
     m->type = MPI_DATATYPE_NULL;
-    if (n == 1 && len[0] <= INT_MAX) {
-        m->addr = base[0];
-        m->count = (int)len[0];
+    if (n == 1 && run_len(r, 0) <= INT_MAX) {
+        m->addr = run_at(r, 0);
+        m->count = (int)run_len(r, 0);
         return 0;
     }
     if (n > INT_MAX)
@@ -381,12 +403,12 @@ static int make_msg(char *const *base, const MPI_Offset *len, MPI_Count n, struc
         goto out;
     }
     for (MPI_Count i = 0; i < n; i++) {
-        if (len[i] > INT_MAX) {
+        if (run_len(r, i) > INT_MAX) {
             rc = RIO_E_OVERFLOW;
             goto out;
         }
-        bl[i] = (int)len[i];
-        MPI_Get_address(base[i], &dp[i]);
+        bl[i] = (int)run_len(r, i);
+        MPI_Get_address(run_at(r, i), &dp[i]);
     }
     if (MPI_Type_create_hindexed((int)n, bl, dp, MPI_BYTE, &m->type) != MPI_SUCCESS ||
         MPI_Type_commit(&m->type) != MPI_SUCCESS) {
@@ -402,12 +424,11 @@ out:
 }
 
 /* A message of tiny runs received into a contiguous buffer, to be copied
- * out to its runs once it has arrived. */
+ * out to its runs once it has arrived.  The runs' pieces or metadata stay
+ * where they are until then (the round's inflight_finish). */
 struct unpack_job {
     char *buf;
-    char **base;
-    MPI_Offset *len;
-    MPI_Count n;
+    struct runs r;
 };
 
 /* Requests and types of one round, released together. */
@@ -448,15 +469,14 @@ static void inflight_finish(struct inflight *f)
     for (int i = 0; i < f->nreq; i++)
         MPI_Wait(&f->req[i], MPI_STATUS_IGNORE);
     for (int j = 0; j < f->njobs; j++) {
-        struct unpack_job *u = &f->jobs[j];
-        const char *s = u->buf;
-        for (MPI_Count k = 0; k < u->n; k++) {
-            rio__copy_run(u->base[k], s, u->len[k]);
-            s += u->len[k];
+        const struct runs *r = &f->jobs[j].r;
+        const char *s = f->jobs[j].buf;
+        for (MPI_Count k = 0; k < r->n; k++) {
+            MPI_Offset len = run_len(r, k);
+            rio__copy_run(run_at(r, k), s, len);
+            s += len;
         }
-        rio__pool_free(u->buf);
-        rio__pool_free(u->base);
-        rio__pool_free(u->len);
+        rio__pool_free(f->jobs[j].buf);
     }
     f->njobs = 0;
     for (int i = 0; i < f->ntypes; i++)
@@ -483,14 +503,12 @@ static void inflight_free(struct inflight *f)
  */
 #define PACK_RUN 256
 
-/* Post the n runs as one packed message: 1 when posted, 0 when they do
- * not qualify, negative on error. */
+/* Post the runs as one packed message: 1 when posted, 0 when they do not
+ * qualify, negative on error. */
 static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
-                       char *const *base, const MPI_Offset *len, MPI_Count n)
+                       const struct runs *r, MPI_Offset tot)
 {
-    MPI_Offset tot = 0;
-    for (MPI_Count k = 0; k < n; k++)
-        tot += len[k];
+    MPI_Count n = r->n;
     if (n < 2 || tot / n > PACK_RUN || tot > INT_MAX)
         return 0;
     char *buf = rio__pool_alloc((size_t)(tot ? tot : 1));
@@ -499,8 +517,9 @@ static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
     if (send) {
         char *d = buf;
         for (MPI_Count k = 0; k < n; k++) {
-            rio__copy_run(d, base[k], len[k]);
-            d += len[k];
+            MPI_Offset len = run_len(r, k);
+            rio__copy_run(d, run_at(r, k), len);
+            d += len;
         }
         f->bufs[f->nbufs++] = buf;
         MPI_Isend(buf, (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
@@ -515,50 +534,41 @@ static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
             f->jobs = v;
             f->capjobs = cap;
         }
-        struct unpack_job *u = &f->jobs[f->njobs];
-        u->base = rio__pool_alloc(sizeof *u->base * (size_t)n);
-        u->len = rio__pool_alloc(sizeof *u->len * (size_t)n);
-        if (!u->base || !u->len) {
-            rio__pool_free(u->base);
-            rio__pool_free(u->len);
-            rio__pool_free(buf);
-            return RIO_E_NOMEM;
-        }
-        memcpy(u->base, base, sizeof *u->base * (size_t)n);
-        memcpy(u->len, len, sizeof *u->len * (size_t)n);
-        u->buf = buf;
-        u->n = n;
-        f->njobs++;
+        f->jobs[f->njobs++] = (struct unpack_job){buf, *r};
         MPI_Irecv(buf, (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
     }
     f->copies += tot;
     return 1;
 }
 
-/* Post a send or receive of the n runs base[i]/len[i] to/from peer. */
-static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, char *const *base,
-                     const MPI_Offset *len, MPI_Count n)
+/* Post a send or receive of the runs to/from peer.  *bytes: their length
+ * together. */
+static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, const struct runs *r,
+                     MPI_Offset *bytes)
 {
     struct dt_msg m;
     int rc = inflight_reserve(f, 1);
     /* runs that follow each other in memory (a contiguous user buffer
      * whose bytes lie apart in the file) are one plain message */
-    MPI_Offset tot = n > 0 ? len[0] : 0;
-    MPI_Count k = 1;
-    while (k < n && base[k - 1] + len[k - 1] == base[k])
-        tot += len[k++];
+    MPI_Count n = r->n, k = 1;
+    MPI_Offset tot = n > 0 ? run_len(r, 0) : 0;
+    while (k < n && run_at(r, k - 1) + run_len(r, k - 1) == run_at(r, k))
+        tot += run_len(r, k++);
+    for (MPI_Count j = k; j < n; j++)
+        tot += run_len(r, j);
+    *bytes = tot;
     if (!rc && n > 1 && k == n && tot <= INT_MAX) {
         if (send)
-            MPI_Isend(base[0], (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+            MPI_Isend(run_at(r, 0), (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
         else
-            MPI_Irecv(base[0], (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+            MPI_Irecv(run_at(r, 0), (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
         return 0;
     }
     if (!rc)
-        rc = post_packed(f, comm, send, peer, base, len, n);
+        rc = post_packed(f, comm, send, peer, r, tot);
     if (rc)
         return rc < 0 ? rc : 0;
-    rc = make_msg(base, len, n, &m);
+    rc = make_msg(r, &m);
     if (rc)
         return rc;
     if (m.type != MPI_DATATYPE_NULL)
@@ -923,14 +933,6 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     }
 
     /* data */
-    char **bases = NULL;
-    MPI_Offset *lens = NULL;
-    if (e->nrp > 0 && !e->drain) {
-        bases = rio__pool_alloc(sizeof *bases * (size_t)e->nrp);
-        lens = rio__pool_alloc(sizeof *lens * (size_t)e->nrp);
-        if (!bases || !lens)
-            go_drain(e, RIO_E_NOMEM);
-    }
     if (!write || !overlap) {
         /* straight into (or out of) the round buffer, per rank */
         for (int i = 0; i < c->nprocs; i++) {
@@ -948,13 +950,9 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
             }
             if (!nmeta[i] || (e->shm && e->node_rank[i] >= 0))
                 continue; /* with shm, ranks of this node copy themselves */
-            int prc = e->drain;
-            for (MPI_Count k = 0; k < nmeta[i] && !prc; k++) {
-                bases[k] = cbuf + (metas[i][2 * k] - wbase);
-                lens[k] = metas[i][2 * k + 1];
-            }
-            if (!prc)
-                prc = post_runs(f, e->comm, !write, i, bases, lens, nmeta[i]);
+            struct runs rr = {.meta = metas[i], .origin = cbuf - wbase, .n = nmeta[i]};
+            MPI_Offset bytes;
+            int prc = e->drain ? e->drain : post_runs(f, e->comm, !write, i, &rr, &bytes);
             if (prc) {
                 go_drain(e, prc);
                 drain_data(e, a, i, write);
@@ -1008,8 +1006,6 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         }
         free(stage);
     }
-    rio__pool_free(bases);
-    rio__pool_free(lens);
     c->t_exchange += rio__now() - t0;
 
     /* Timed agents: wait for the turn, write, pass the turn on.  Member 0
@@ -1066,18 +1062,10 @@ static void request_round(struct engine *e, int r, struct inflight *f)
             meta = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(2 * n + 1));
             rc = meta ? 0 : RIO_E_NOMEM;
         }
+        MPI_Offset bytes = 0;
         if (!rc && data) {
-            char **bases = rio__pool_alloc(sizeof *bases * (size_t)n);
-            MPI_Offset *lens = rio__pool_alloc(sizeof *lens * (size_t)n);
-            rc = bases && lens ? 0 : RIO_E_NOMEM;
-            for (MPI_Count k = 0; k < n && !rc; k++) {
-                bases[k] = e->mine[a].v[first + k].mem;
-                lens[k] = e->mine[a].v[first + k].len;
-            }
-            if (!rc)
-                rc = post_runs(f, e->comm, c->req->write, ag, bases, lens, n);
-            rio__pool_free(bases);
-            rio__pool_free(lens);
+            struct runs rr = {.pc = e->mine[a].v + first, .n = n};
+            rc = post_runs(f, e->comm, c->req->write, ag, &rr, &bytes);
         }
         if (rc) {
             rio__pool_free(meta);
@@ -1092,9 +1080,8 @@ static void request_round(struct engine *e, int r, struct inflight *f)
         for (MPI_Count k = 0; k < n; k++) {
             meta[2 * k] = e->mine[a].v[first + k].coord;
             meta[2 * k + 1] = e->mine[a].v[first + k].len;
-            if (data)
-                c->exchanged += meta[2 * k + 1];
         }
+        c->exchanged += bytes;
         MPI_Isend(meta, (int)(2 * n), MPI_OFFSET, ag, TAG_META, e->comm, &f->req[f->nreq++]);
     }
 }
