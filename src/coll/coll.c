@@ -150,9 +150,9 @@ int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
         ctx->node_real = rio__malloc(sizeof(int) * (size_t)nprocs);
         ctx->node_virt = rio__malloc(sizeof(int) * (size_t)nprocs);
         ctx->node_rank = rio__malloc(sizeof(int) * (size_t)nprocs);
-        ctx->trace.off = rio__malloc(sizeof(MPI_Offset) * TRACE_CAP);
-        ctx->trace.len = rio__malloc(sizeof(MPI_Offset) * TRACE_CAP);
-        ctx->trace.t = rio__malloc(sizeof(double) * TRACE_CAP);
+        ctx->trace.off = rio__pool_alloc(sizeof(MPI_Offset) * TRACE_CAP);
+        ctx->trace.len = rio__pool_alloc(sizeof(MPI_Offset) * TRACE_CAP);
+        ctx->trace.t = rio__pool_alloc(sizeof(double) * TRACE_CAP);
         ctx->trace.cap = TRACE_CAP;
     }
     int ok = ctx && ctx->node_real && ctx->node_virt && ctx->node_rank && ctx->trace.off &&
@@ -217,9 +217,9 @@ void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
     free(ctx->names);
     rio__pool_free(ctx->cbuf);
     rio__pool_free(ctx->pack);
-    free(ctx->trace.off);
-    free(ctx->trace.len);
-    free(ctx->trace.t);
+    rio__pool_free(ctx->trace.off);
+    rio__pool_free(ctx->trace.len);
+    rio__pool_free(ctx->trace.t);
     free(ctx);
 }
 

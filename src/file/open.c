@@ -259,16 +259,19 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
             err = rio__file_agree(fh->comm, err);
         }
     }
-    /* A profile of the selector's decisions is read at open, so that the
-     * first collective call already runs the remembered winner.  (Files
-     * whose opens are deferred read it at their first collective call,
-     * where every rank has the file open.) */
-    const char *prof = fh->hints.profile ? fh->hints.profile : getenv("RESONIO_PROFILE");
-    if (!err && prof && *prof && !fh->hints.no_indep_rw &&
-        (!fh->hints.strategy || !strcmp(fh->hints.strategy, "auto"))) {
-        err = rio__file_agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll));
-        if (!err)
+    /* The collective context (node map, communicators) and the selector
+     * (with a profile, its remembered winners) are made here, where every
+     * rank takes part anyway, rather than inside the first collective
+     * call.  A file whose opens are deferred makes them at its first
+     * collective call, where every rank has the file open; so does one
+     * whose context could not be made here (the call reports why). */
+    if (!err && !fh->hints.no_indep_rw) {
+        if (!rio__file_agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll))) {
             rio__coll_select_open(fh->coll, &fh->st, &fh->hints);
+        } else {
+            rio__coll_ctx_free(fh->coll);
+            fh->coll = NULL;
+        }
     }
     if (err)
         goto fail;
