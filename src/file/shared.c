@@ -10,12 +10,38 @@
 
 #include <stdint.h>
 
+/* Under MPICH the window is made with MPI_Win_create over memory from
+ * MPI_Alloc_mem: its MPI_Win_allocate sets up a shared-memory segment,
+ * and open and close then cost 26 and 5.6 us instead of 5.7 and 0.7 (2
+ * ranks, measured in one run).  Open MPI has no window component for
+ * MPI_Win_create here (the call fails), so it keeps MPI_Win_allocate. */
+#ifdef MPICH_VERSION
+#define SHARED_WIN_CREATE 1
+#else
+#define SHARED_WIN_CREATE 0
+#endif
+
 int rio__shared_create(rio_file *fh)
 {
     MPI_Aint size = fh->rank == 0 ? (MPI_Aint)sizeof(MPI_Offset) : 0;
-    if (MPI_Win_allocate(size, (int)sizeof(MPI_Offset), MPI_INFO_NULL, fh->comm, &fh->shared_mem,
-                         &fh->shared_win) != MPI_SUCCESS) {
+    int ok = 1, mrc;
+    fh->shared_mem = NULL;
+    if (SHARED_WIN_CREATE) {
+        if (size && MPI_Alloc_mem(size, MPI_INFO_NULL, &fh->shared_mem) != MPI_SUCCESS)
+            fh->shared_mem = NULL;
+        ok = !size || fh->shared_mem;
+        /* collective: made on every rank, also by one whose memory failed */
+        mrc = MPI_Win_create(fh->shared_mem, ok ? size : 0, (int)sizeof(MPI_Offset),
+                             MPI_INFO_NULL, fh->comm, &fh->shared_win);
+    } else {
+        mrc = MPI_Win_allocate(size, (int)sizeof(MPI_Offset), MPI_INFO_NULL, fh->comm,
+                               &fh->shared_mem, &fh->shared_win);
+    }
+    if (mrc != MPI_SUCCESS) {
         fh->shared_win = MPI_WIN_NULL;
+        ok = 0;
+    }
+    if (!ok) {
         rio__err_detail("cannot create the shared file pointer window");
         return RIO_E_NOMEM;
     }
@@ -33,6 +59,9 @@ void rio__shared_free(rio_file *fh)
     if (fh->shared_win != MPI_WIN_NULL)
         MPI_Win_free(&fh->shared_win);
     fh->shared_win = MPI_WIN_NULL;
+    if (SHARED_WIN_CREATE && fh->shared_mem)
+        MPI_Free_mem(fh->shared_mem);
+    fh->shared_mem = NULL;
 }
 
 int rio__shared_fetch_add(rio_file *fh, MPI_Offset delta, MPI_Offset *old)
