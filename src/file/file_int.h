@@ -87,8 +87,11 @@ int rio__file_agree(MPI_Comm comm, int err);
 #define RIO_AGREE_MAX_VALS 8
 /** rio__file_agree that also gives every rank the maximum over the ranks
  *  of each of vals[0 .. n-1] (n <= RIO_AGREE_MAX_VALS, the same on every
- *  rank), in place, in the same single allreduce. */
+ *  rank), in place, in the same single collective. */
 int rio__file_agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n);
+/* Communicators of at most this many ranks agree by allgather, larger
+ * ones by allreduce (default 8; tests set 0 to take the reduction). */
+int rio__agree_gather_ranks(int ranks);
 
 /* ---- hints (hints.c) --------------------------------------------------- */
 void rio__hints_defaults(struct rio_hints *h);

@@ -27,12 +27,17 @@
  * scenarios run (the independent ones do not depend on the number of
  * ranks).  The program says so.
  *
+ * "-agree reduce" makes the library agree by allreduce, as communicators
+ * of more than a few ranks do, instead of by allgather.
+ *
  * A SIGALRM watchdog (60 s per scenario) turns a hang into a failure, and
  * the number of open file descriptors (/proc/self/fd) must be the same
  * before and after the sweep.
  */
 #include "resonio.h"
 #include "rtest.h"
+
+#include "file/file_int.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -317,6 +322,11 @@ static void sweep(const struct scen *s)
 int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
+    const char *agree = rt_arg("-agree");
+    if (agree && !strcmp(agree, "reduce")) {
+        rio__agree_gather_ranks(0);
+        rt_note("collective calls agree by allreduce");
+    }
     signal(SIGALRM, watchdog);
     alarm(60);
     rt_path(path, sizeof path, "sweep");
