@@ -18,8 +18,10 @@
  * plain message, and pieces only a few bytes long on average are packed
  * into one message instead (post_packed), which costs less than the type.
  * Only when two ranks' pieces overlap in one round (allowed for writes;
- * any one writer's value must win) is the data staged and copied in rank
- * order.  The aggregator's own pieces are copied, not sent to itself.
+ * any one writer's value must win) and two or more ranks send to it is the
+ * data staged and copied in rank order; with one sender its message lands
+ * on the aggregator's own copy.  The aggregator's own pieces are copied,
+ * not sent to itself.
  *
  * Writes skip holes with list I/O, or read-modify-write the round's span
  * when the plan asks (rmw).  Reads read the round's span in one go when
@@ -933,22 +935,26 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     }
 
     /* data */
-    if (!write || !overlap) {
-        /* straight into (or out of) the round buffer, per rank */
+    int senders = 0; /* other ranks whose data come as messages */
+    for (int i = 0; i < c->nprocs; i++)
+        senders += i != c->rank && nmeta[i] && !(e->shm && e->node_rank[i] >= 0);
+    if (!write || !overlap || senders <= 1) {
+        /* Straight into (or out of) the round buffer: this rank's pieces
+         * first, then a message per rank.  Overlapping writes take this way
+         * too when a single rank sends: its message lands on this rank's
+         * copy, so every overlapped byte holds one writer's value, and no
+         * two pending receives share memory. */
+        for (MPI_Count k = 0; k < own_n && !e->drain; k++) {
+            const struct piece *q = &e->mine[a].v[own_first + k];
+            char *b = cbuf + (q->coord - wbase);
+            if (write)
+                rio__copy_run(b, q->mem, q->len);
+            else
+                rio__copy_run(q->mem, b, q->len);
+            c->copies += q->len;
+        }
         for (int i = 0; i < c->nprocs; i++) {
-            if (i == c->rank) {
-                for (MPI_Count k = 0; k < own_n && !e->drain; k++) {
-                    const struct piece *q = &e->mine[a].v[own_first + k];
-                    char *b = cbuf + (q->coord - wbase);
-                    if (write)
-                        rio__copy_run(b, q->mem, q->len);
-                    else
-                        rio__copy_run(q->mem, b, q->len);
-                    c->copies += q->len;
-                }
-                continue;
-            }
-            if (!nmeta[i] || (e->shm && e->node_rank[i] >= 0))
+            if (i == c->rank || !nmeta[i] || (e->shm && e->node_rank[i] >= 0))
                 continue; /* with shm, ranks of this node copy themselves */
             struct runs rr = {.meta = metas[i], .origin = cbuf - wbase, .n = nmeta[i]};
             MPI_Offset bytes;
@@ -961,7 +967,8 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         if (write)
             inflight_finish(f);
     } else {
-        /* overlapping writes: stage each rank's data, apply in rank order */
+        /* overlapping writes from several ranks: stage each rank's data,
+         * apply in rank order */
         char **stage = rio__calloc((size_t)c->nprocs, sizeof *stage);
         if (!stage)
             go_drain(e, RIO_E_NOMEM);
