@@ -831,6 +831,17 @@ static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
     return rc;
 }
 
+/* The other ranks whose data for this round come as messages (with shm,
+ * ranks of this node copy themselves). */
+static int senders(const struct engine *e)
+{
+    const struct rio_coll_call *c = e->c;
+    int n = 0;
+    for (int i = 0; i < c->nprocs; i++)
+        n += i != c->rank && e->nmeta[i] && !(e->shm && e->node_rank[i] >= 0);
+    return n;
+}
+
 /* One aggregator role a of this rank in round r.  Failures set e->drain
  * (memory) or e->err (storage); the round's messages are taken either way. */
 static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
@@ -935,10 +946,7 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     }
 
     /* data */
-    int senders = 0; /* other ranks whose data come as messages */
-    for (int i = 0; i < c->nprocs; i++)
-        senders += i != c->rank && nmeta[i] && !(e->shm && e->node_rank[i] >= 0);
-    if (!write || !overlap || senders <= 1) {
+    if (!write || !overlap || senders(e) <= 1) {
         /* Straight into (or out of) the round buffer: this rank's pieces
          * first, then a message per rank.  Overlapping writes take this way
          * too when a single rank sends: its message lands on this rank's

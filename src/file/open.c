@@ -264,15 +264,11 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
      * rank takes part anyway, rather than inside the first collective
      * call.  A file whose opens are deferred makes them at its first
      * collective call, where every rank has the file open; so does one
-     * whose context could not be made here (the call reports why). */
-    if (!err && !fh->hints.no_indep_rw) {
-        if (!rio__file_agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll))) {
-            rio__coll_select_open(fh->coll, &fh->st, &fh->hints);
-        } else {
-            rio__coll_ctx_free(fh->coll);
-            fh->coll = NULL;
-        }
-    }
+     * whose context could not be made here (the call reports why: a failed
+     * rio__coll_ctx_create leaves fh->coll NULL, on every rank). */
+    if (!err && !fh->hints.no_indep_rw &&
+        !rio__file_agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll)))
+        rio__coll_select_open(fh->coll, &fh->st, &fh->hints);
     if (err)
         goto fail;
     *out = fh;
