@@ -1,7 +1,8 @@
 /*
  * test_indep_choose.c — the chooser of independent methods: contiguous
  * requests go in one call, small regions with small holes are sieved,
- * regions far apart go by datatype I/O, large regions one call each; the
+ * regions of a page with holes of a page are not, regions far apart go by
+ * datatype I/O, large regions one call each; the
  * thresholds differ for reads and writes; the romio_ds_*
  * hints and a forced method are obeyed.
  *
@@ -53,6 +54,8 @@ int main(int argc, char **argv)
     struct rio_dtype *sparse = vec(100, 4096, 65536); /* 60 KiB holes */
     struct rio_dtype *large = vec(4, 512 << 10, 1 << 20);
     struct rio_dtype *medium = vec(100, 16 << 10, 18 << 10); /* dense, 16 KiB regions */
+    struct rio_dtype *pages = vec(4, 4096, 8192);       /* page regions, page holes */
+    struct rio_dtype *near = vec(4, 4096, 8192 - 512);  /* page regions, shorter holes */
 
     CHECK(pick(&st, bytes, bytes, 0, 0, 1 << 20) == RIO_INDEP_CONTIG, "contiguous view: contig");
     CHECK(pick(&st, bytes, bytes, 1, 12345, 77) == RIO_INDEP_CONTIG, "contiguous write: contig");
@@ -68,6 +71,12 @@ int main(int argc, char **argv)
           "16 KiB regions, 2 KiB holes: sieve reads");
     CHECK(pick(&st, medium, bytes, 1, 0, 1 << 20) == RIO_INDEP_DTYPE,
           "16 KiB regions, 2 KiB holes: do not sieve writes");
+    /* four 4 KiB regions over 28 KiB: the request's mean hole is a page,
+     * though its bytes over its span (0.57) would say 3 KiB per region */
+    CHECK(pick(&st, pages, bytes, 0, 0, 4 * 4096) == RIO_INDEP_DTYPE,
+          "4 KiB regions, 4 KiB holes: one call per region");
+    CHECK(pick(&st, near, bytes, 0, 0, 4 * 4096) == RIO_INDEP_SIEVE,
+          "4 KiB regions, 3.5 KiB holes: sieve reads");
 
     h.romio_ds_read = RIO_DISABLE;
     CHECK(pick(&st, dense, bytes, 0, 0, 80000) == RIO_INDEP_DTYPE, "ds_read disable: no sieve");
@@ -90,6 +99,8 @@ int main(int argc, char **argv)
     rio__dtype_put(sparse);
     rio__dtype_put(large);
     rio__dtype_put(medium);
+    rio__dtype_put(pages);
+    rio__dtype_put(near);
     rio__dtype_put(bytes);
     printf("ok - chooser\n");
     printf("%d passed, %d failed\n", npass, nfail);

@@ -596,7 +596,7 @@ static void staged_chunks(void)
 /* The chooser on reads of regions of r bytes at density d (a filetype of
  * one region per tile): it sieves when the window per region r / d is at
  * most 32 KiB and, for regions of 4 KiB and more (read by one preadv over
- * their holes), the holes are at most 4 KiB; else it goes per region
+ * their holes), the holes are shorter than a page; else it goes per region
  * (datatype I/O), and regions of 256 KiB and more go one call each. */
 static void chooser(void)
 {
@@ -605,7 +605,8 @@ static void chooser(void)
         enum rio_indep_method want;
     } cases[] = {
         {512, 5120, RIO_INDEP_SIEVE},        /* window 5 KiB */
-        {4096, 8192, RIO_INDEP_SIEVE},       /* 8 KiB, holes of 4 KiB */
+        {4096, 7680, RIO_INDEP_SIEVE},       /* 7.5 KiB, holes of 3.5 KiB */
+        {4096, 8192, RIO_INDEP_DTYPE},       /* 8 KiB, but holes of a page */
         {2048, 32768, RIO_INDEP_SIEVE},      /* 32 KiB, regions under 4 KiB */
         {4096, 16384, RIO_INDEP_DTYPE},      /* 16 KiB, but holes of 12 KiB */
         {16384, 32768, RIO_INDEP_DTYPE},     /* 32 KiB, but holes of 16 KiB */
