@@ -243,8 +243,8 @@ struct rio_stats {
 int rio_stats_get(rio_file *fh, struct rio_stats *out);
 
 /* ---- collective calls --------------------------------------------------
- * Strategies (hint resonio_strategy): two_phase, resonant, stripe,
- * node_first, target_first, direct, independent.                        */
+ * Strategies (hint resonio_strategy): two_phase, every_rank, resonant,
+ * stripe, node_first, target_first, direct, independent.                */
 #define RIO_COLL_MAX_AGGS 256
 #define RIO_COLL_MAX_TARGETS 64
 /** What the last collective data call on a file did, over all ranks. */

@@ -909,13 +909,19 @@ static const char *select_auto(struct rio_coll_call *c, char *reason, size_t len
     const char *cands[RIO_SELECT_MAX_CAND];
     int ncand = 0;
     enum rio_tristate cb = req->write ? req->hints->romio_cb_write : req->hints->romio_cb_read;
-    static const char *const order[] = {"two_phase",    "resonant", "stripe",     "node_first",
-                                        "target_first", "direct",   "independent"};
+    static const char *const order[] = {"two_phase",  "every_rank",   "resonant",
+                                        "stripe",     "node_first",   "target_first",
+                                        "direct",     "independent"};
     int tiny_writes = tiny_region_writes(c);
+    /* two_phase aggregates on every rank already: one rank per node, or
+     * cb_nodes asks for as many aggregators as ranks */
+    int all_aggregate = c->nnodes >= c->nprocs || req->hints->cb_nodes >= c->nprocs;
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         const struct rio_coll_strategy *cand = rio__coll_strategy_find(order[k]);
         if (cand->needs_layout && !c->layout.known)
             continue; /* cannot apply */
+        if (all_aggregate && !strcmp(order[k], "every_rank"))
+            continue; /* the same plan as two_phase's */
         if (cb == RIO_ENABLE && cand->alone)
             continue; /* collective buffering was asked for */
         if (tiny_writes && cand->alone)

@@ -141,6 +141,12 @@ const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);
  *  in rank order.  Returns the count (>= 1) or RIO_E_NOMEM; *out is
  *  rio__malloc'ed. */
 int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, size_t len);
+/** The n aggregators aggs (ranks, n >= 1) over even contiguous domains of
+ *  [min start, max end), stripe-aligned when the file has a layout, and
+ *  read-modify-write of write holes when the hints ask for it: the plans
+ *  of two_phase and every_rank.  Errors: RIO_E_NOMEM. */
+int rio__coll_even_domains(const struct rio_coll_call *c, struct rio_coll_plan *p,
+                           const int *aggs, int n);
 /** Allocate naggs aggregators and domains in p.  Errors: RIO_E_NOMEM. */
 int rio__coll_plan_alloc(struct rio_coll_plan *p, int naggs);
 void rio__coll_plan_free(struct rio_coll_plan *p);

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct rio_coll_strategy rio__strategy_two_phase, rio__strategy_resonant,
-    rio__strategy_stripe, rio__strategy_node_first, rio__strategy_target_first,
+extern const struct rio_coll_strategy rio__strategy_two_phase, rio__strategy_every_rank,
+    rio__strategy_resonant, rio__strategy_stripe, rio__strategy_node_first, rio__strategy_target_first,
     rio__strategy_direct, rio__strategy_independent;
 
 static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p);
@@ -27,7 +27,8 @@ static const struct rio_coll_strategy strategy_auto = {
 };
 
 static const struct rio_coll_strategy *const table[] = {
-    &rio__strategy_two_phase,    &rio__strategy_resonant, &rio__strategy_stripe,
+    &rio__strategy_two_phase,    &rio__strategy_every_rank, &rio__strategy_resonant,
+    &rio__strategy_stripe,
     &rio__strategy_node_first,   &rio__strategy_target_first, &rio__strategy_direct,
     &rio__strategy_independent,  &strategy_auto,
 };
@@ -72,6 +73,33 @@ int rio__coll_plan_alloc(struct rio_coll_plan *p, int naggs)
     p->naggs = naggs;
     for (int a = 0; a < naggs; a++)
         p->dom[a].node = -1;
+    return 0;
+}
+
+int rio__coll_even_domains(const struct rio_coll_call *c, struct rio_coll_plan *p,
+                           const int *aggs, int n)
+{
+    int rc = rio__coll_plan_alloc(p, n);
+    if (rc)
+        return rc;
+    MPI_Offset span = c->max - c->min, size = (span + n - 1) / n, base = c->min;
+    if (c->layout.known && c->layout.unit > 0) {
+        MPI_Offset u = c->layout.unit;
+        base = c->min / u * u;
+        size = ((c->max - base + n - 1) / n + u - 1) / u * u;
+    }
+    if (size <= 0)
+        size = 1;
+    for (int a = 0; a < n; a++) {
+        p->aggs[a] = aggs[a];
+        p->dom[a].kind = RIO_DOM_RANGE;
+        p->dom[a].start = RIO_MIN(RIO_MAX(base + (MPI_Offset)a * size, c->min), c->max);
+        p->dom[a].end = RIO_MIN(base + (MPI_Offset)(a + 1) * size, c->max);
+        if (p->dom[a].end < p->dom[a].start)
+            p->dom[a].end = p->dom[a].start;
+    }
+    const struct rio_hints *h = c->req->hints;
+    p->rmw = h->romio_ds_write == RIO_ENABLE || h->ds_in_coll == RIO_ENABLE;
     return 0;
 }
 

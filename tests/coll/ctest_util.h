@@ -27,9 +27,10 @@
 /* ---- strategies ------------------------------------------------------------- */
 
 /** The strategies the header lists (resonio_strategy values that name one). */
-static const char *const ct_strategies[] = {"two_phase", "resonant",     "stripe",     "node_first",
-                                            "target_first", "direct", "independent"};
-#define CT_NSTRATEGIES 7
+static const char *const ct_strategies[] = {"two_phase",    "every_rank", "resonant",
+                                            "stripe",       "node_first", "target_first",
+                                            "direct",       "independent"};
+#define CT_NSTRATEGIES 8
 
 static inline int ct_is_strategy(const char *s)
 {

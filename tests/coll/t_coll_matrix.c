@@ -1,7 +1,7 @@
 /*
  * t_coll_matrix.c — the collective engine, byte for byte, under one
- * strategy per run (-strategy two_phase|resonant|stripe|node_first|
- * target_first|direct|independent|auto).
+ * strategy per run (-strategy two_phase|every_rank|resonant|stripe|
+ * node_first|target_first|direct|independent|auto).
  *
  * Patterns (each in its own REGION of the file; the model of every rank's
  * access is built by hand, independently of the MPI types):
@@ -22,7 +22,8 @@
  * Each pattern is written through rio_file_write_at_all/write_all and read
  * back through rio_file_read_at_all with the strategy; rio_coll_last is
  * checked after each call against what the strategy promises (computed
- * from the models: aggregators by ROMIO's rule for two_phase, the node's
+ * from the models: aggregators by ROMIO's rule for two_phase, every rank
+ * with one even domain for every_rank, the node's
  * rank with the most data for node_first, resonant's agent rule, ascending
  * requests per target for resonant/target_first/stripe writes, several
  * rounds when cb_buffer_size is small).
@@ -478,7 +479,8 @@ static void model_free(struct all_model *m)
 
 static int is_exchange_strategy(const char *s)
 {
-    return !strcmp(s, "two_phase") || !strcmp(s, "node_first") || !strcmp(s, "stripe") ||
+    return !strcmp(s, "two_phase") || !strcmp(s, "every_rank") || !strcmp(s, "node_first") ||
+           !strcmp(s, "stripe") ||
            !strcmp(s, "target_first");
 }
 
@@ -516,7 +518,7 @@ static void check_info(const struct config *cf, int k, int write, const struct a
         static int reported;
         if (!reported)
             ICHECK(ct_is_strategy(in->strategy),
-                   "auto: info.strategy must name the strategy that ran (one of the seven); "
+                   "auto: info.strategy must name the strategy that ran (one of the eight); "
                    "later calls are not held to it again");
         reported |= !ct_is_strategy(in->strategy);
         if (ct_is_strategy(in->strategy))
@@ -577,6 +579,12 @@ static void check_info(const struct config *cf, int k, int write, const struct a
             same = in->aggs[a] == want[a];
         ICHECK(same, "two_phase: aggregators must be the lowest rank of each of the %d node(s)",
                n);
+    } else if (!strcmp(eff, "every_rank")) {
+        int same = in->naggs == P;
+        for (int a = 0; same && a < P; a++)
+            same = in->aggs[a] == a;
+        ICHECK(same, "every_rank: %d aggregators, expected ranks 0..%d in order", in->naggs,
+               P - 1);
     } else if (!strcmp(eff, "node_first")) {
         /* one per node: its rank with the most data, lowest rank on ties */
         int nn = 0;

@@ -20,6 +20,7 @@
 const struct bench_impl bench_impls[] = {
     {"native", IMPL_NATIVE, NULL, 0},
     {"two_phase", IMPL_RESONIO, "two_phase", 0},
+    {"every_rank", IMPL_RESONIO, "every_rank", 0},
     {"resonant", IMPL_RESONIO, "resonant", 0},
     {"stripe", IMPL_RESONIO, "stripe", 0},
     {"node_first", IMPL_RESONIO, "node_first", 0},

@@ -20,39 +20,9 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
     int n = rio__coll_romio_aggs(c, &aggs, p->reason, sizeof p->reason);
     if (n < 0)
         return n;
-    if (n == 0) { /* cannot happen with nodes of at least one rank; stay safe */
-        free(aggs);
-        n = 1;
-        aggs = rio__malloc(sizeof *aggs);
-        if (!aggs)
-            return RIO_E_NOMEM;
-        aggs[0] = 0;
-    }
-    int rc = rio__coll_plan_alloc(p, n);
-    if (rc) {
-        free(aggs);
-        return rc;
-    }
-    MPI_Offset span = c->max - c->min, size = (span + n - 1) / n, base = c->min;
-    if (c->layout.known && c->layout.unit > 0) {
-        MPI_Offset u = c->layout.unit;
-        base = c->min / u * u;
-        size = ((c->max - base + n - 1) / n + u - 1) / u * u;
-    }
-    if (size <= 0)
-        size = 1;
-    for (int a = 0; a < n; a++) {
-        p->aggs[a] = aggs[a];
-        p->dom[a].kind = RIO_DOM_RANGE;
-        p->dom[a].start = RIO_MIN(RIO_MAX(base + (MPI_Offset)a * size, c->min), c->max);
-        p->dom[a].end = RIO_MIN(base + (MPI_Offset)(a + 1) * size, c->max);
-        if (p->dom[a].end < p->dom[a].start)
-            p->dom[a].end = p->dom[a].start;
-    }
+    int rc = rio__coll_even_domains(c, p, aggs, n);
     free(aggs);
-    const struct rio_hints *h = c->req->hints;
-    p->rmw = h->romio_ds_write == RIO_ENABLE || h->ds_in_coll == RIO_ENABLE;
-    return 0;
+    return rc;
 }
 
 const struct rio_coll_strategy rio__strategy_two_phase = {
