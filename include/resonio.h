@@ -297,7 +297,9 @@ struct rio_select_info {
     int from_earlier;            /**< the choice came from an earlier file of this process
                                       with the same signature and storage (the selector
                                       keeps its decisions across files unless
-                                      resonio_select_reuse=disable) */
+                                      resonio_select_reuse=disable); while examining: the
+                                      examination goes on from where an earlier file left
+                                      it, tput and tput_calls holding its results */
     long long calls;             /**< calls seen with this signature */
     long long exam_calls;        /**< of those, calls spent examining */
     int reexams;                 /**< re-examinations so far */

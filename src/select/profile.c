@@ -296,7 +296,7 @@ void rio__select_profile_save(struct rio_select *s)
             const struct sel_entry *e = &s->e[j];
             replaced = !e->examining && e->chosen >= 0 && same_decision(p, s->storage, &e->sig);
         }
-        if (!replaced) {
+        if (!replaced && !p->exam) {
             put(m, p->storage, &p->sig, p->strategy, p->tput);
             n++;
         }
@@ -334,7 +334,14 @@ void rio__select_profile_save(struct rio_select *s)
  * with them.  Rank 0's memory is broadcast at open, so every rank of the
  * new file starts from the same decisions whatever files each rank had
  * open before.  A remembered choice that no longer holds deviates and is
- * re-examined like any other. */
+ * re-examined like any other.
+ *
+ * An examination a file leaves unfinished is remembered too, where it
+ * stands, unless a decision for the signature is remembered already, and
+ * the next file with the same signature goes on with it: a
+ * program that makes one collective call per file (a checkpoint of one
+ * write_all) would otherwise examine the first candidate in every file
+ * and never measure the others. */
 #define MEMORY_MAX 64
 
 static struct prof_entry memory[MEMORY_MAX];
@@ -345,22 +352,45 @@ static pthread_mutex_t memory_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e)
 {
-    if (e->examining || e->chosen < 0)
+    int results = 0;
+    for (int k = 0; k < e->ncand; k++)
+        results += e->n[k];
+    if (e->examining ? results == 0 : e->chosen < 0)
         return;
     pthread_mutex_lock(&memory_lock);
     int i = 0;
     while (i < nmemory && !same_decision(&memory[i], s->storage, &e->sig))
         i++;
+    if (e->examining && i < nmemory && !memory[i].exam) {
+        /* a decision stays: a file that examined afresh (reuse disabled)
+         * or left a re-examination unfinished does not undo it */
+        pthread_mutex_unlock(&memory_lock);
+        return;
+    }
     if (i == nmemory)
         i = nmemory < MEMORY_MAX ? nmemory++ : (int)(memory_evict++ % MEMORY_MAX);
     struct prof_entry *p = &memory[i];
     memset(p, 0, sizeof *p);
     snprintf(p->storage, sizeof p->storage, "%s", s->storage);
     p->sig = e->sig;
-    snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
-    p->tput = e->chosen_avg;
     p->earlier = 1;
     p->patience = e->patience;
+    if (e->examining) {
+        p->exam = 1;
+        p->ncand = e->ncand;
+        memcpy(p->cand, e->cand, sizeof p->cand);
+        memcpy(p->sum, e->sum, sizeof p->sum);
+        memcpy(p->n, e->n, sizeof p->n);
+        memcpy(p->given, e->given, sizeof p->given);
+        memcpy(p->pruned, e->pruned, sizeof p->pruned);
+        p->cur = e->cur;
+        p->cur_calls = e->cur_calls;
+        p->prev_chosen = e->prev_chosen;
+        p->exam_pos = e->exam_pos;
+    } else {
+        snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
+        p->tput = e->chosen_avg;
+    }
     pthread_mutex_unlock(&memory_lock);
 }
 
@@ -387,12 +417,19 @@ int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse)
         free(v);
         return RIO_E_NOMEM;
     }
-    memcpy(v, mine, sizeof *v * (size_t)n);
-    int m = n;
+    int m = 0;
+    for (int j = 0; j < n; j++) { /* an examination yields to a profile's decision */
+        int decided = 0;
+        for (int i = 0; i < s->nprof && mine[j].exam && !decided; i++)
+            decided = same_decision(&mine[j], s->prof[i].storage, &s->prof[i].sig);
+        if (!decided)
+            v[m++] = mine[j];
+    }
+    int kept = m;
     for (int i = 0; i < s->nprof; i++) {
         int dup = 0;
-        for (int j = 0; j < n && !dup; j++)
-            dup = same_decision(&mine[j], s->prof[i].storage, &s->prof[i].sig);
+        for (int j = 0; j < kept && !dup; j++)
+            dup = same_decision(&v[j], s->prof[i].storage, &s->prof[i].sig);
         if (!dup)
             v[m++] = s->prof[i];
     }

@@ -89,6 +89,9 @@ void rio__select_free(struct rio_select *s)
 {
     if (!s)
         return;
+    for (int i = 0; i < s->n; i++) /* where unfinished examinations stand */
+        if (s->e[i].examining)
+            rio__select_memory_put(s, &s->e[i]);
     free(s->prof);
     free(s->profile_path);
     free(s);
@@ -163,6 +166,26 @@ static void next_candidate(const struct rio_select *s, struct sel_entry *e)
     }
 }
 
+/* Go on with the examination an earlier file of the process left
+ * unfinished, when it examined the same candidates; its results stand,
+ * its calls are not counted again as this file's. */
+static void resume_exam(struct sel_entry *e, const struct prof_entry *p)
+{
+    if (p->ncand != e->ncand || memcmp(p->cand, e->cand, sizeof e->cand) != 0)
+        return; /* other candidates (hints, layout): examine afresh */
+    memcpy(e->sum, p->sum, sizeof e->sum);
+    memcpy(e->n, p->n, sizeof e->n);
+    memcpy(e->given, p->given, sizeof e->given);
+    memcpy(e->pruned, p->pruned, sizeof e->pruned);
+    e->cur = p->cur;
+    e->cur_calls = p->cur_calls;
+    e->exam_pos = p->exam_pos;
+    e->prev_chosen = p->prev_chosen;
+    if (p->patience > e->patience)
+        e->patience = p->patience;
+    e->from_earlier = 1;
+}
+
 static struct sel_entry *find_entry(const struct rio_select *s, const struct rio_sel_sig *sig)
 {
     for (int i = 0; i < s->n; i++)
@@ -192,6 +215,10 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
     start_exam(e);
     /* a decision of an earlier run for this signature and storage */
     const struct prof_entry *p = rio__select_profile_find(s, sig);
+    if (p && p->exam) {
+        resume_exam(e, p);
+        return e;
+    }
     for (int k = 0; p && k < e->ncand; k++)
         if (!strcmp(e->cand[k], p->strategy)) {
             e->examining = 0;

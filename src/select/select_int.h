@@ -53,6 +53,16 @@ struct prof_entry {
     double tput;
     int earlier;                      /* from an earlier file of this process */
     int patience;                     /* earlier file: its entry's patience */
+    /* An examination an earlier file left unfinished (exam set; strategy
+     * and tput unused): where it stood, for the next file to go on. */
+    int exam;
+    int ncand;
+    char cand[RIO_SELECT_MAX_CAND][16];
+    double sum[RIO_SELECT_MAX_CAND];
+    int n[RIO_SELECT_MAX_CAND], given[RIO_SELECT_MAX_CAND];
+    unsigned char pruned[RIO_SELECT_MAX_CAND];
+    int cur, cur_calls, prev_chosen;
+    long long exam_pos;
 };
 
 struct rio_select {
@@ -85,11 +95,13 @@ const struct prof_entry *rio__select_profile_find(const struct rio_select *s,
 /** Rewrite the profile with the loaded decisions and this file's, through a
  *  temporary file and rename.  Rank 0 only; failures are warnings. */
 void rio__select_profile_save(struct rio_select *s);
-/** Remember e's decision for later files of this process.  Local. */
+/** Remember e's decision for later files of this process, or, while e
+ *  is examining with results in, where its examination stands.  Local. */
 void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e);
 /** Rank 0's remembered decisions for this storage (none with
  *  resonio_select_reuse=disable on rank 0) go ahead of the profile's, to
- *  every rank.  Collective.  Errors only RIO_E_NOMEM. */
+ *  every rank; an unfinished examination does not displace a profile's
+ *  decision.  Collective.  Errors only RIO_E_NOMEM. */
 int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse);
 
 #endif /* RIO_SELECT_INT_H */

@@ -21,6 +21,8 @@
  *              process starts with the doubled value
  *   reuse      a decision goes to a later selector of the process with the
  *              same storage, measured afresh there before it is judged
+ *   resume     an examination a file leaves unfinished goes on in the next
+ *              file with the same storage and candidates, not afresh
  *   lost       a call of the examination whose result never comes is run
  *              again before the examination ends, not forgotten (the
  *              last candidate used to run on, since the examination
@@ -353,6 +355,61 @@ static void reuse(void)
     printf("ok - reuse across files\n");
 }
 
+/* The result of the last call, as the engine's agreement brings it
+ * before the call returns (the simulation records it at the next call). */
+static void sim_settle(struct sim *m)
+{
+    if (m->pending >= 0)
+        rio__select_record(m->s, m->pend_speed);
+    m->pending = -1;
+}
+
+/* One collective call per file or a few: the examination spans files. */
+static void resume(void)
+{
+    struct sim a, b;
+    struct rio_select_info si;
+    sim_open_reusing(&a, "posix:resume");
+    a.speed[0] = 100e6, a.speed[1] = 100e6, a.speed[2] = 400e6;
+    sim_run(&a, 2, &si);
+    sim_settle(&a);
+    get(&a, &si);
+    CHECK(si.examining && si.tput_calls[0] == 2 && si.exam_calls == 2,
+          "resume: file A examining %d, two_phase %d results, %lld calls examined",
+          si.examining, si.tput_calls[0], si.exam_calls);
+    sim_close(&a);
+
+    sim_open_reusing(&b, "posix:resume");
+    b.speed[0] = 100e6, b.speed[1] = 100e6, b.speed[2] = 400e6;
+    sim_run(&b, 1, &si);
+    CHECK(si.examining && si.from_earlier && si.tput_calls[0] == 2 && si.tput_calls[2] == 0,
+          "resume: file B goes on: examining %d from_earlier %d, results %d %d %d",
+          si.examining, si.from_earlier, si.tput_calls[0], si.tput_calls[1], si.tput_calls[2]);
+    sim_run(&b, 7, &si);
+    expect_ran(&b, 0, 1, "two_phase", "resume: file B, two_phase's third call");
+    expect_ran(&b, 1, 3, "resonant", "resume: file B");
+    expect_ran(&b, 4, 3, "independent", "resume: file B");
+    expect_ran(&b, 7, 1, "independent", "resume: file B, the choice");
+    CHECK(!si.examining && !strcmp(si.chosen, "independent") && si.exam_calls == 7,
+          "resume: file B decides after 9 examined calls in all: examining %d chose '%s', "
+          "%lld examined here", si.examining, si.chosen, si.exam_calls);
+    sim_close(&b);
+
+    /* other candidates (another hint, another layout): examined afresh */
+    sim_open_reusing(&a, "posix:resume2");
+    sim_run(&a, 1, &si);
+    sim_settle(&a);
+    sim_close(&a);
+    sim_open_reusing(&b, "posix:resume2");
+    b.ncand = 2;
+    sim_run(&b, 1, &si);
+    CHECK(si.examining && !si.from_earlier && si.tput_calls[0] == 0,
+          "resume: other candidates: examining %d from_earlier %d two_phase results %d",
+          si.examining, si.from_earlier, si.tput_calls[0]);
+    sim_close(&b);
+    printf("ok - an unfinished examination goes on in the next file\n");
+}
+
 static void lost_result(void)
 {
     struct sim m;
@@ -399,6 +456,7 @@ int main(int argc, char **argv)
     patience();
     backoff();
     reuse();
+    resume();
     lost_result();
     own_time();
     printf("%d passed, %d failed\n", npass, nfail);
