@@ -299,7 +299,8 @@ struct rio_select_info {
                                       keeps its decisions across files unless
                                       resonio_select_reuse=disable); while examining: the
                                       examination goes on from where an earlier file left
-                                      it, tput and tput_calls holding its results */
+                                      it (resonio_select_reuse=enable), tput and tput_calls
+                                      holding its results */
     long long calls;             /**< calls seen with this signature */
     long long exam_calls;        /**< of those, calls spent examining */
     int reexams;                 /**< re-examinations so far */

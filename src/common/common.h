@@ -148,7 +148,9 @@ struct rio_hints {
                                        calls that start a re-examination (2) */
     char *select_candidates;        /* resonio_select_candidates: comma list, owned */
     enum rio_tristate select_reuse; /* resonio_select_reuse: start from the decisions of
-                                       earlier files of this process (default enable) */
+                                       earlier files of this process (default automatic);
+                                       enable: and go on with their unfinished
+                                       examinations */
     char *profile;                  /* resonio_profile: path, owned */
     char *delay;                    /* resonio_delay: the delay driver's spec, owned */
     char *emu_dir;                  /* resonio_emu_dir: service directory of the emu

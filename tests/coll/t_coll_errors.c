@@ -14,10 +14,6 @@
  * cb_buffer_size 16 KiB (several rounds).  The victim is one aggregator of
  * the strategy (the last in rio_coll_last's aggs of a clean run), or the
  * last rank when the strategy has none; "all" gives every rank the spec.
- * Under auto every file examines afresh (resonio_select_reuse=disable):
- * each file makes a call or two, and the examination an earlier file left
- * unfinished would otherwise go on with another candidate than the clean
- * run's, whose aggregator is the victim.
  *
  *   EIO     N = 1, 2, ... until the write succeeds: k = the failures, k >= 1;
  *           each failure has class MPI_ERR_IO on every rank (with a
@@ -55,7 +51,7 @@ static rio_file *open_spec(const char *spec, int all, int amode)
     int mine = spec && (all || rt_rank == victim);
     MPI_Info info = rt_info("resonio_strategy", strategy, "striping_unit", unit, "striping_factor",
                             factor, "cb_buffer_size", CB, "resonio_fault", mine ? spec : "none",
-                            "resonio_select_reuse", "disable", NULL);
+                            NULL);
     int rc = rio_file_open(MPI_COMM_WORLD, fpath, amode, info, &fh);
     MPI_Info_free(&info);
     if (!RT_OK(rc))

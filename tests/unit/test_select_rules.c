@@ -21,8 +21,10 @@
  *              process starts with the doubled value
  *   reuse      a decision goes to a later selector of the process with the
  *              same storage, measured afresh there before it is judged
- *   resume     an examination a file leaves unfinished goes on in the next
- *              file with the same storage and candidates, not afresh
+ *   resume     with resonio_select_reuse=enable an examination a file
+ *              leaves unfinished goes on in the next file with the same
+ *              storage and candidates; with automatic (the default) the
+ *              next file examines afresh
  *   lost       a call of the examination whose result never comes is run
  *              again before the examination ends, not forgotten (the
  *              last candidate used to run on, since the examination
@@ -65,13 +67,19 @@ static void sim_open(struct sim *m, const char *prune, int patience)
 }
 
 /* A simulation whose selector starts from the process's earlier decisions
- * for storage (a later file). */
-static void sim_open_reusing(struct sim *m, const char *storage)
+ * for storage (a later file), and their unfinished examinations when
+ * reuse is RIO_ENABLE. */
+static void sim_open_reuse(struct sim *m, const char *storage, enum rio_tristate reuse)
 {
     sim_open(m, "0", 2);
     rio__select_free(m->s);
-    m->h.select_reuse = RIO_AUTO;
+    m->h.select_reuse = reuse;
     CHECK(rio__select_create(MPI_COMM_SELF, &m->h, storage, &m->s) == 0, "create");
+}
+
+static void sim_open_reusing(struct sim *m, const char *storage)
+{
+    sim_open_reuse(m, storage, RIO_AUTO);
 }
 
 static void sim_close(struct sim *m)
@@ -379,7 +387,16 @@ static void resume(void)
           si.examining, si.tput_calls[0], si.exam_calls);
     sim_close(&a);
 
+    /* the default, automatic: afresh */
     sim_open_reusing(&b, "posix:resume");
+    sim_run(&b, 1, &si);
+    CHECK(si.examining && !si.from_earlier && si.tput_calls[0] == 0,
+          "resume: under automatic, examining %d from_earlier %d two_phase results %d",
+          si.examining, si.from_earlier, si.tput_calls[0]);
+    b.pending = -1; /* its call leaves nothing behind: unfinished too, no results */
+    sim_close(&b);
+
+    sim_open_reuse(&b, "posix:resume", RIO_ENABLE);
     b.speed[0] = 100e6, b.speed[1] = 100e6, b.speed[2] = 400e6;
     sim_run(&b, 1, &si);
     CHECK(si.examining && si.from_earlier && si.tput_calls[0] == 2 && si.tput_calls[2] == 0,
@@ -400,7 +417,7 @@ static void resume(void)
     sim_run(&a, 1, &si);
     sim_settle(&a);
     sim_close(&a);
-    sim_open_reusing(&b, "posix:resume2");
+    sim_open_reuse(&b, "posix:resume2", RIO_ENABLE);
     b.ncand = 2;
     sim_run(&b, 1, &si);
     CHECK(si.examining && !si.from_earlier && si.tput_calls[0] == 0,
