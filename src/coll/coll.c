@@ -909,8 +909,8 @@ static const char *select_auto(struct rio_coll_call *c, char *reason, size_t len
     const char *cands[RIO_SELECT_MAX_CAND];
     int ncand = 0;
     enum rio_tristate cb = req->write ? req->hints->romio_cb_write : req->hints->romio_cb_read;
-    static const char *const order[] = {"two_phase",  "every_rank",   "resonant",
-                                        "stripe",     "node_first",   "target_first",
+    static const char *const order[] = {"two_phase",  "every_rank", "resonant",
+                                        "stripe",     "node_first", "target_first",
                                         "direct",     "independent"};
     int tiny_writes = tiny_region_writes(c);
     /* two_phase aggregates on every rank already: one rank per node, or

@@ -15,8 +15,8 @@
 #include <string.h>
 
 extern const struct rio_coll_strategy rio__strategy_two_phase, rio__strategy_every_rank,
-    rio__strategy_resonant, rio__strategy_stripe, rio__strategy_node_first, rio__strategy_target_first,
-    rio__strategy_direct, rio__strategy_independent;
+    rio__strategy_resonant, rio__strategy_stripe, rio__strategy_node_first,
+    rio__strategy_target_first, rio__strategy_direct, rio__strategy_independent;
 
 static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p);
 
@@ -27,10 +27,9 @@ static const struct rio_coll_strategy strategy_auto = {
 };
 
 static const struct rio_coll_strategy *const table[] = {
-    &rio__strategy_two_phase,    &rio__strategy_every_rank, &rio__strategy_resonant,
-    &rio__strategy_stripe,
-    &rio__strategy_node_first,   &rio__strategy_target_first, &rio__strategy_direct,
-    &rio__strategy_independent,  &strategy_auto,
+    &rio__strategy_two_phase,  &rio__strategy_every_rank,   &rio__strategy_resonant,
+    &rio__strategy_stripe,     &rio__strategy_node_first,   &rio__strategy_target_first,
+    &rio__strategy_direct,     &rio__strategy_independent,  &strategy_auto,
 };
 
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name)
