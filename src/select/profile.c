@@ -305,7 +305,7 @@ void rio__select_profile_save(struct rio_select *s)
         const struct sel_entry *e = &s->e[j];
         if (e->examining || e->chosen < 0)
             continue;
-        put(m, s->storage, &e->sig, e->cand[e->chosen], e->chosen_avg);
+        put(m, s->storage, &e->sig, e->x.cand[e->chosen], e->chosen_avg);
         n++;
     }
     int mbad = fclose(m) != 0;
@@ -359,8 +359,8 @@ static pthread_mutex_t memory_lock = PTHREAD_MUTEX_INITIALIZER;
 void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e)
 {
     int results = 0;
-    for (int k = 0; k < e->ncand; k++)
-        results += e->n[k];
+    for (int k = 0; k < e->x.ncand; k++)
+        results += e->x.n[k];
     if (e->examining ? results == 0 : e->chosen < 0)
         return;
     pthread_mutex_lock(&memory_lock);
@@ -383,18 +383,9 @@ void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *
     p->patience = e->patience;
     if (e->examining) {
         p->exam = 1;
-        p->ncand = e->ncand;
-        memcpy(p->cand, e->cand, sizeof p->cand);
-        memcpy(p->sum, e->sum, sizeof p->sum);
-        memcpy(p->n, e->n, sizeof p->n);
-        memcpy(p->given, e->given, sizeof p->given);
-        memcpy(p->pruned, e->pruned, sizeof p->pruned);
-        p->cur = e->cur;
-        p->cur_calls = e->cur_calls;
-        p->prev_chosen = e->prev_chosen;
-        p->exam_pos = e->exam_pos;
+        p->x = e->x;
     } else {
-        snprintf(p->strategy, sizeof p->strategy, "%s", e->cand[e->chosen]);
+        snprintf(p->strategy, sizeof p->strategy, "%s", e->x.cand[e->chosen]);
         p->tput = e->chosen_avg;
     }
     pthread_mutex_unlock(&memory_lock);

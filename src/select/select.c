@@ -131,17 +131,17 @@ static int in_filter(const char *list, const char *name)
 static void start_exam(struct sel_entry *e)
 {
     e->examining = 1;
-    e->exam_pos = 0;
+    e->x.exam_pos = 0;
     e->deviating = 0;
     e->baseline = 0;
-    e->cur = 0;
-    e->cur_calls = 0;
+    e->x.cur = 0;
+    e->x.cur_calls = 0;
     e->chosen = -1;
     for (int k = 0; k < RIO_SELECT_MAX_CAND; k++) {
-        e->sum[k] = 0;
-        e->n[k] = 0;
-        e->given[k] = 0;
-        e->pruned[k] = 0;
+        e->x.sum[k] = 0;
+        e->x.n[k] = 0;
+        e->x.given[k] = 0;
+        e->x.pruned[k] = 0;
     }
 }
 
@@ -151,7 +151,7 @@ static void start_exam(struct sel_entry *e)
  * end. */
 static int wants_calls(const struct rio_select *s, const struct sel_entry *e, int k)
 {
-    return !e->pruned[k] && e->n[k] < s->calls_per && e->given[k] < 2 * s->calls_per;
+    return !e->x.pruned[k] && e->x.n[k] < s->calls_per && e->x.given[k] < 2 * s->calls_per;
 }
 
 /* Move the examination to the next candidate, in order and then around
@@ -159,11 +159,11 @@ static int wants_calls(const struct rio_select *s, const struct sel_entry *e, in
  * until its results are in. */
 static void next_candidate(const struct rio_select *s, struct sel_entry *e)
 {
-    for (int step = 1; step <= e->ncand; step++) {
-        int k = (e->cur + step) % e->ncand;
+    for (int step = 1; step <= e->x.ncand; step++) {
+        int k = (e->x.cur + step) % e->x.ncand;
         if (wants_calls(s, e, k)) {
-            e->cur = k;
-            e->cur_calls = 0;
+            e->x.cur = k;
+            e->x.cur_calls = 0;
             return;
         }
     }
@@ -174,16 +174,9 @@ static void next_candidate(const struct rio_select *s, struct sel_entry *e)
  * its calls are not counted again as this file's. */
 static void resume_exam(struct sel_entry *e, const struct prof_entry *p)
 {
-    if (p->ncand != e->ncand || memcmp(p->cand, e->cand, sizeof e->cand) != 0)
+    if (p->x.ncand != e->x.ncand || memcmp(p->x.cand, e->x.cand, sizeof e->x.cand) != 0)
         return; /* other candidates (hints, layout): examine afresh */
-    memcpy(e->sum, p->sum, sizeof e->sum);
-    memcpy(e->n, p->n, sizeof e->n);
-    memcpy(e->given, p->given, sizeof e->given);
-    memcpy(e->pruned, p->pruned, sizeof e->pruned);
-    e->cur = p->cur;
-    e->cur_calls = p->cur_calls;
-    e->exam_pos = p->exam_pos;
-    e->prev_chosen = p->prev_chosen;
+    e->x = p->x;
     if (p->patience > e->patience)
         e->patience = p->patience;
     e->from_earlier = 1;
@@ -208,13 +201,13 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
     memset(e, 0, sizeof *e);
     e->sig = *sig;
     e->patience = s->patience;
-    e->prev_chosen = -1;
-    for (int k = 0; k < ncand && e->ncand < RIO_SELECT_MAX_CAND; k++)
+    e->x.prev_chosen = -1;
+    for (int k = 0; k < ncand && e->x.ncand < RIO_SELECT_MAX_CAND; k++)
         if (in_filter(s->filter, cands[k]))
-            snprintf(e->cand[e->ncand++], sizeof e->cand[0], "%s", cands[k]);
-    if (e->ncand == 0) /* a filter that names nothing applicable: all of them */
-        for (int k = 0; k < ncand && e->ncand < RIO_SELECT_MAX_CAND; k++)
-            snprintf(e->cand[e->ncand++], sizeof e->cand[0], "%s", cands[k]);
+            snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
+    if (e->x.ncand == 0) /* a filter that names nothing applicable: all of them */
+        for (int k = 0; k < ncand && e->x.ncand < RIO_SELECT_MAX_CAND; k++)
+            snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
     start_exam(e);
     /* a decision of an earlier run for this signature and storage */
     const struct prof_entry *p = rio__select_profile_find(s, sig);
@@ -222,8 +215,8 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
         resume_exam(e, p);
         return e;
     }
-    for (int k = 0; p && k < e->ncand; k++)
-        if (!strcmp(e->cand[k], p->strategy)) {
+    for (int k = 0; p && k < e->x.ncand; k++)
+        if (!strcmp(e->x.cand[k], p->strategy)) {
             e->examining = 0;
             e->chosen = k;
             e->chosen_avg = p->tput;
@@ -248,22 +241,22 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
     int k;
     e->calls++;
     if (e->examining) {
-        if (e->cur_calls >= s->calls_per || e->pruned[e->cur])
+        if (e->x.cur_calls >= s->calls_per || e->x.pruned[e->x.cur])
             next_candidate(s, e);
-        k = e->cur;
-        e->cur_calls++;
-        e->given[k]++;
-        e->exam_pos++;
+        k = e->x.cur;
+        e->x.cur_calls++;
+        e->x.given[k]++;
+        e->x.exam_pos++;
         e->exam_calls++;
-        snprintf(reason, len, "auto: examining %s (%lld of %d calls)", e->cand[k],
-                 (long long)e->exam_pos, e->ncand * s->calls_per);
+        snprintf(reason, len, "auto: examining %s (%lld of %d calls)", e->x.cand[k],
+                 (long long)e->x.exam_pos, e->x.ncand * s->calls_per);
     } else {
         k = e->chosen;
         int from = e->from_profile ? 1 : e->from_earlier ? 2 : 0;
         if (!e->said[0] || e->said_k != k || e->said_from != from || e->said_avg != e->chosen_avg) {
             static const char *const how[] = {"fastest examined", "from the profile",
                                               "chosen for an earlier file"};
-            snprintf(e->said, sizeof e->said, "auto: %s, %s at %.3g MB/s", e->cand[k], how[from],
+            snprintf(e->said, sizeof e->said, "auto: %s, %s at %.3g MB/s", e->x.cand[k], how[from],
                      e->chosen_avg / 1e6);
             e->said_k = k;
             e->said_from = from;
@@ -275,21 +268,21 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
     s->pend_entry = (int)(e - s->e);
     s->pend_cand = k;
     s->pend_chosen = !e->examining;
-    return e->cand[k];
+    return e->x.cand[k];
 }
 
 const char *rio__select_peek(const struct rio_select *s, const struct rio_sel_sig *sig)
 {
     const struct sel_entry *e = find_entry(s, sig);
-    return !e || e->examining || e->chosen < 0 ? NULL : e->cand[e->chosen];
+    return !e || e->examining || e->chosen < 0 ? NULL : e->x.cand[e->chosen];
 }
 
 static void decide(struct rio_select *s, struct sel_entry *e)
 {
     int best = 0;
     double bt = -1;
-    for (int k = 0; k < e->ncand; k++) {
-        double t = e->n[k] ? e->sum[k] / e->n[k] : 0;
+    for (int k = 0; k < e->x.ncand; k++) {
+        double t = e->x.n[k] ? e->x.sum[k] / e->x.n[k] : 0;
         if (t > bt) {
             bt = t;
             best = k;
@@ -301,9 +294,9 @@ static void decide(struct rio_select *s, struct sel_entry *e)
      * 2 ranks, Open MPI, ext4) ran at 7.1 GB/s with such re-examinations
      * and at 11.7 GB/s with none, each one running the aggregating
      * strategies at a fifth of the chosen one's speed. */
-    if (e->prev_chosen >= 0 && best != e->prev_chosen)
+    if (e->x.prev_chosen >= 0 && best != e->x.prev_chosen)
         e->patience = s->patience;
-    else if (e->prev_chosen >= 0 && e->patience < SEL_MAX_PATIENCE)
+    else if (e->x.prev_chosen >= 0 && e->patience < SEL_MAX_PATIENCE)
         e->patience = RIO_MIN(2 * e->patience, SEL_MAX_PATIENCE);
     e->examining = 0;
     e->chosen = best;
@@ -325,22 +318,22 @@ void rio__select_record(struct rio_select *s, double tput)
     if (!(tput > 0) || tput > 1e18) /* no measurement, or not a number */
         return;
     if (e->examining) {
-        e->sum[k] += tput;
-        e->n[k]++;
+        e->x.sum[k] += tput;
+        e->x.n[k]++;
         /* A candidate whose first call is far slower than another's mean
          * is dropped at once: few-call programs cannot afford to run a bad
          * strategy calls_per times (its next call is not handed out yet,
          * since results arrive before the next choice). */
-        if (s->prune > 0 && e->n[k] == 1 && k == e->cur) {
+        if (s->prune > 0 && e->x.n[k] == 1 && k == e->x.cur) {
             double best = 0;
-            for (int j = 0; j < e->ncand; j++)
-                if (j != k && e->n[j] > 0)
-                    best = RIO_MAX(best, e->sum[j] / e->n[j]);
+            for (int j = 0; j < e->x.ncand; j++)
+                if (j != k && e->x.n[j] > 0)
+                    best = RIO_MAX(best, e->x.sum[j] / e->x.n[j]);
             if (best > 0 && tput < s->prune * best)
-                e->pruned[k] = 1; /* the next call moves on */
+                e->x.pruned[k] = 1; /* the next call moves on */
         }
         int finished = 1;
-        for (int j = 0; j < e->ncand; j++)
+        for (int j = 0; j < e->x.ncand; j++)
             if (wants_calls(s, e, j))
                 finished = 0;
         if (finished)
@@ -370,14 +363,14 @@ void rio__select_record(struct rio_select *s, double tput)
     }
     if (++e->deviating >= e->patience) {
         e->deviating = 0;
-        char *c = e->causes[e->reexams % RIO_SELECT_MAX_CAUSES], name[sizeof e->cand[0]];
-        memcpy(name, e->cand[k], sizeof name);
+        char *c = e->causes[e->reexams % RIO_SELECT_MAX_CAUSES], name[sizeof e->x.cand[0]];
+        memcpy(name, e->x.cand[k], sizeof name);
         snprintf(c, sizeof e->causes[0], "%s at %.3g MB/s deviated %.0f%% below %.3g MB/s%s%s",
                  name, tput / 1e6, dev * 100, e->chosen_avg / 1e6,
                  e->from_profile ? " (profile)" : e->from_earlier ? " (earlier file)" : "",
                  e->patience > 1 ? ", again" : "");
         e->reexams++;
-        e->prev_chosen = e->chosen;
+        e->x.prev_chosen = e->chosen;
         start_exam(e);
     }
 }
@@ -410,14 +403,14 @@ int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *o
     out->bytes = e->sig.bytes;
     out->regions = e->sig.regions;
     out->relgap = e->sig.relgap;
-    out->ncand = e->ncand;
-    for (int k = 0; k < e->ncand; k++) {
-        memcpy(out->cand[k], e->cand[k], sizeof out->cand[k]);
-        out->tput[k] = e->n[k] ? e->sum[k] / e->n[k] : 0;
-        out->tput_calls[k] = e->n[k];
+    out->ncand = e->x.ncand;
+    for (int k = 0; k < e->x.ncand; k++) {
+        memcpy(out->cand[k], e->x.cand[k], sizeof out->cand[k]);
+        out->tput[k] = e->x.n[k] ? e->x.sum[k] / e->x.n[k] : 0;
+        out->tput_calls[k] = e->x.n[k];
     }
     if (!e->examining && e->chosen >= 0)
-        memcpy(out->chosen, e->cand[e->chosen], sizeof out->chosen);
+        memcpy(out->chosen, e->x.cand[e->chosen], sizeof out->chosen);
     out->examining = e->examining;
     out->from_profile = e->from_profile;
     out->from_earlier = e->from_earlier;

@@ -11,17 +11,24 @@
 #define SEL_MAX_PATIENCE 64 /* re-examinations that keep the choice double the
                                patience up to this (a larger configured one stays) */
 
-struct sel_entry {
-    struct rio_sel_sig sig;
+/* Where an examination stands: what a later file needs to go on with it. */
+struct sel_exam {
     int ncand;
     char cand[RIO_SELECT_MAX_CAND][16];
     double sum[RIO_SELECT_MAX_CAND];  /* examined throughput, summed */
     int n[RIO_SELECT_MAX_CAND];
     int given[RIO_SELECT_MAX_CAND];   /* calls handed out in this examination */
-    int examining;
     long long exam_pos;               /* calls handed out in this examination */
     int cur, cur_calls;               /* candidate being examined, its calls so far */
     unsigned char pruned[RIO_SELECT_MAX_CAND]; /* dropped after one slow call */
+    int prev_chosen;                  /* the choice a re-examination started from,
+                                         -1 for a first examination */
+};
+
+struct sel_entry {
+    struct rio_sel_sig sig;
+    struct sel_exam x;                /* the candidates, and the examination */
+    int examining;
     int chosen;                       /* index in cand, -1 while examining */
     double chosen_avg;
     int from_profile;
@@ -36,8 +43,6 @@ struct sel_entry {
     int patience;                     /* deviating calls that start a re-examination:
                                          resonio_select_patience, doubled each time a
                                          re-examination keeps the choice */
-    int prev_chosen;                  /* the choice a re-examination started from,
-                                         -1 for a first examination */
     char causes[RIO_SELECT_MAX_CAUSES][96];
     double time, time_chosen;         /* seconds spent selecting (rio__select_charge) */
     char said[160];                   /* the reason given for the choice, formatted */
@@ -56,13 +61,7 @@ struct prof_entry {
     /* An examination an earlier file left unfinished (exam set; strategy
      * and tput unused): where it stood, for the next file to go on. */
     int exam;
-    int ncand;
-    char cand[RIO_SELECT_MAX_CAND][16];
-    double sum[RIO_SELECT_MAX_CAND];
-    int n[RIO_SELECT_MAX_CAND], given[RIO_SELECT_MAX_CAND];
-    unsigned char pruned[RIO_SELECT_MAX_CAND];
-    int cur, cur_calls, prev_chosen;
-    long long exam_pos;
+    struct sel_exam x;
 };
 
 struct rio_select {
