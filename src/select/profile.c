@@ -391,14 +391,14 @@ void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *
     pthread_mutex_unlock(&memory_lock);
 }
 
-int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse)
+int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, enum rio_tristate reuse)
 {
     struct prof_entry mine[MEMORY_MAX];
     int n = 0;
-    if (s->rank == 0 && reuse) {
+    if (s->rank == 0 && reuse != RIO_DISABLE) {
         pthread_mutex_lock(&memory_lock);
         for (int i = 0; i < nmemory; i++)
-            if (!strcmp(memory[i].storage, s->storage) && (reuse > 1 || !memory[i].exam))
+            if (!strcmp(memory[i].storage, s->storage) && (reuse == RIO_ENABLE || !memory[i].exam))
                 mine[n++] = memory[i];
         pthread_mutex_unlock(&memory_lock);
     }

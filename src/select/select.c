@@ -76,10 +76,7 @@ int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *sto
     snprintf(s->storage, sizeof s->storage, "%s", storage);
     int rc = rio__select_profile_load(s, comm);
     if (!rc)
-        rc = rio__select_memory_load(s, comm,
-                                     h->select_reuse == RIO_DISABLE  ? 0
-                                     : h->select_reuse == RIO_ENABLE ? 2
-                                                                     : 1);
+        rc = rio__select_memory_load(s, comm, h->select_reuse);
     if (rc) {
         rio__select_free(s);
         return rc;

@@ -98,10 +98,10 @@ void rio__select_profile_save(struct rio_select *s);
  *  is examining with results in, where its examination stands.  Local. */
 void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *e);
 /** Rank 0's remembered decisions for this storage go ahead of the
- *  profile's, to every rank: with reuse 1 (resonio_select_reuse=automatic
- *  on rank 0) the decisions, with 2 (enable) the unfinished examinations
- *  too, which do not displace a profile's decision; 0 (disable) none.
- *  Collective.  Errors only RIO_E_NOMEM. */
-int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, int reuse);
+ *  profile's, to every rank, as rank 0's resonio_select_reuse says:
+ *  automatic the decisions, enable the unfinished examinations too (which
+ *  do not displace a profile's decision), disable none.  Collective.
+ *  Errors only RIO_E_NOMEM. */
+int rio__select_memory_load(struct rio_select *s, MPI_Comm comm, enum rio_tristate reuse);
 
 #endif /* RIO_SELECT_INT_H */

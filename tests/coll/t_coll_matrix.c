@@ -480,8 +480,7 @@ static void model_free(struct all_model *m)
 static int is_exchange_strategy(const char *s)
 {
     return !strcmp(s, "two_phase") || !strcmp(s, "every_rank") || !strcmp(s, "node_first") ||
-           !strcmp(s, "stripe") ||
-           !strcmp(s, "target_first");
+           !strcmp(s, "stripe") || !strcmp(s, "target_first");
 }
 
 /* Node of rank i in configuration cf. */
@@ -950,24 +949,7 @@ int main(int argc, char **argv)
         CHECK(0, "at most 64 ranks (writer sets are 64-bit masks)");
         return rt_finish();
     }
-    /* real nodes as the MPI library sees them: lowest rank of each
-     * shared-memory group */
-    {
-        MPI_Comm node;
-        int leader = rt_rank;
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-        MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-        MPI_Comm_free(&node);
-        int leaders[64], n = 0;
-        MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, MPI_COMM_WORLD);
-        for (int i = 0; i < rt_nprocs; i++) {
-            int id = -1;
-            for (int j = 0; j < i && id < 0; j++)
-                if (leaders[j] == leaders[i])
-                    id = real_node_of[j];
-            real_node_of[i] = id >= 0 ? id : n++;
-        }
-    }
+    rt_nodes(real_node_of); /* real nodes as the MPI library sees them */
     rt_path(mpi_path, sizeof mpi_path, "mpi");
     write_mpi_file();
     for (int c = 0; c < NCONFIGS; c++)

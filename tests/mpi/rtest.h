@@ -457,6 +457,35 @@ static inline long long rt_sum(long long v)
     return s;
 }
 
+/* The nodes of MPI_COMM_WORLD as the MPI library sees them (ranks that
+ * share memory), numbered in the order of their lowest ranks; node_of
+ * (rt_nprocs entries, may be NULL) gets each rank's.  Returns the count.
+ * Collective. */
+static inline int rt_nodes(int *node_of)
+{
+    MPI_Comm node;
+    int leader = rt_rank, n = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    int *leaders = malloc(sizeof *leaders * (size_t)rt_nprocs);
+    if (!leaders)
+        abort();
+    MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int i = 0; i < rt_nprocs; i++) {
+        int id = -1;
+        for (int j = 0; j < i && id < 0; j++)
+            if (leaders[j] == leaders[i])
+                id = node_of ? node_of[j] : 0;
+        if (id < 0)
+            id = n++;
+        if (node_of)
+            node_of[i] = id;
+    }
+    free(leaders);
+    return n;
+}
+
 
 /* ---- piece lists: byte ranges of a model access, in order -------------- */
 

@@ -8,15 +8,15 @@
  *
  *   A  no layout: two_phase, node_first, direct, independent (the
  *      stripe-aware ones need a layout), and every_rank where the ranks
- *      outnumber the nodes (elsewhere it is two_phase's plan).  Delay req=1000,rank=0,
- *      rank_mib=200000,jitter=5: rank 0 pays 0.2 s per MiB it moves, so
+ *      outnumber the nodes (elsewhere it is two_phase's plan).  Delay
+ *      req=1000,rank=0,rank_mib=200000,jitter=5: rank 0 pays 0.2 s per MiB it moves, so
  *      under two_phase rank 0 (the aggregator) is slow and the other ranks,
  *      which only send, are fast; under independent every rank writes its
  *      own 16 KiB.  A rank judging by its own time would decide otherwise
  *      than rank 0.
  *   B  layout striping_unit=4096, striping_factor=2: all seven others
- *      and every_rank as in A.  Delay req=1000,rank=P-1,rank_req=4000,jitter=5: the
- *      last rank pays 5 ms per request.
+ *      and every_rank as in A.  Delay req=1000,rank=P-1,rank_req=4000,
+ *      jitter=5: the last rank pays 5 ms per request.
  *
  * After C x 3 + 1 calls (C the number of candidates): every rank holds the
  * same state (all fields, doubles bit for bit), the choices gathered with
@@ -30,19 +30,6 @@ static const char *const no_layout[] = {"two_phase", "node_first", "direct", "in
                                         "every_rank"};
 static const char *const all[] = {"two_phase",    "resonant", "stripe",      "node_first",
                                   "target_first", "direct",   "independent", "every_rank"};
-
-/* Nodes of MPI_COMM_WORLD: ranks that share memory make one. */
-static int count_nodes(void)
-{
-    MPI_Comm node;
-    int nrank, leaders = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &nrank);
-    int lead = nrank == 0;
-    MPI_Allreduce(&lead, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Comm_free(&node);
-    return leaders;
-}
 
 static void scenario(const char *suffix, MPI_Info info, const char *const *cands, int ncand)
 {
@@ -85,7 +72,7 @@ int main(int argc, char **argv)
 
     MPI_Info a = rt_info("resonio_delay", "req=1000,rank=0,rank_mib=200000,jitter=5",
                          (char *)NULL);
-    int every = count_nodes() < rt_nprocs; /* every_rank a candidate */
+    int every = rt_nodes(NULL) < rt_nprocs; /* every_rank a candidate */
     scenario("ranks_a", a, no_layout, 4 + every);
     MPI_Info_free(&a);
 
