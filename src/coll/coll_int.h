@@ -69,6 +69,16 @@ struct rio_coll_domain {
     MPI_Offset cbase, cend;  /* coordinates of the domain's bytes (set by the engine) */
 };
 
+/* How an aggregator writes a round whose pieces leave holes: list I/O
+ * writes only the pieces; read-modify-write reads the round's span and
+ * writes it whole, one request each (ROMIO's collective writes always do).
+ * Only for domains no other aggregator writes into. */
+enum rio_coll_rmw {
+    RIO_RMW_NEVER = 0, /* list I/O */
+    RIO_RMW_ALWAYS,    /* read-modify-write every round with holes */
+    RIO_RMW_SMALL,     /* read-modify-write where the holes are small */
+};
+
 struct rio_coll_plan {
     enum rio_coll_mode mode;
     int naggs;
@@ -76,7 +86,7 @@ struct rio_coll_plan {
     struct rio_coll_domain *dom;  /* domain of each aggregator */
     MPI_Offset round_bytes;       /* coordinates per round per aggregator */
     int nrounds;                  /* set by the engine */
-    int rmw;                      /* writes: read-modify-write rounds with holes */
+    enum rio_coll_rmw rmw;        /* writes: how rounds with holes are written */
     int *bypass;                  /* per rank, may be NULL: does its own I/O */
     int *prev_agent;              /* per aggregator, may be NULL: the aggregator that must
                                      issue before this one in each round (timed agents);

@@ -98,7 +98,10 @@ int rio__coll_even_domains(const struct rio_coll_call *c, struct rio_coll_plan *
             p->dom[a].end = p->dom[a].start;
     }
     const struct rio_hints *h = c->req->hints;
-    p->rmw = h->romio_ds_write == RIO_ENABLE || h->ds_in_coll == RIO_ENABLE;
+    if (h->romio_ds_write == RIO_ENABLE || h->ds_in_coll == RIO_ENABLE)
+        p->rmw = RIO_RMW_ALWAYS;
+    else
+        p->rmw = h->romio_ds_write == RIO_DISABLE ? RIO_RMW_NEVER : RIO_RMW_SMALL;
     return 0;
 }
 

@@ -61,7 +61,7 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
     }
     free(used);
     p->round_bytes = RIO_MAX(u, p->round_bytes / u * u);
-    p->rmw = h->ds_in_coll == RIO_ENABLE;
+    p->rmw = h->ds_in_coll == RIO_ENABLE ? RIO_RMW_ALWAYS : RIO_RMW_NEVER;
     return rc;
 }
 

@@ -5,10 +5,11 @@
  * default); the extent [min start, max end) of all ranks' requests is cut
  * into even contiguous file domains, one per aggregator, with boundaries on
  * stripe-unit multiples when the file has a layout; each domain is written
- * or read in rounds of cb_buffer_size.  Holes in a write round are skipped
- * with list I/O unless romio_ds_write=enable or ds_in_coll=enable ask for
- * read-modify-write, and reads read a round's span in one request when
- * its holes are small (sieving).
+ * or read in rounds of cb_buffer_size.  A write round with holes is
+ * read-modify-written when romio_ds_write=enable or ds_in_coll=enable ask
+ * for it, or under romio_ds_write=automatic when its holes are small
+ * (exchange.c, round_rmw), else written by list I/O; reads read a round's
+ * span in one request when its holes are small (sieving).
  */
 #include "../coll_int.h"
 
