@@ -115,6 +115,8 @@ struct rio_hints {
     int cb_nodes;                   /* 0 = default (one per node) */
     enum rio_tristate romio_cb_read, romio_cb_write;
     enum rio_tristate romio_ds_read, romio_ds_write;
+    int write_only;                 /* writes must not read the file (opened write-only):
+                                       romio_ds_write and ds_in_coll stay disabled */
     long long ind_rd_buffer_size;   /* default 4 MiB */
     long long ind_wr_buffer_size;   /* default 512 KiB */
     long long striping_unit;        /* 0 = none */

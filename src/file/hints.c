@@ -202,6 +202,9 @@ static void apply_one(struct rio_hints *h, const char *key, const char *val, int
             continue;
         if (keys[i].open_only && !at_open)
             return;
+        if (h->write_only && (keys[i].off == offsetof(struct rio_hints, romio_ds_write) ||
+                              keys[i].off == offsetof(struct rio_hints, ds_in_coll)))
+            return;
         if (set_key(h, &keys[i], val) && verbose())
             fprintf(stderr, "resonio: ignoring hint %s=%s: malformed value\n", key, val);
         return;

@@ -134,11 +134,25 @@ static void file_free(rio_file *fh)
     free(fh);
 }
 
+/* A rank that opens the file write-only cannot read it: no data sieving
+ * of writes and no read-modify-write of collective rounds, now or after a
+ * later set_info or set_view (hints.c keeps them off). */
+static void no_reads(rio_file *fh)
+{
+    fh->hints.romio_ds_write = RIO_DISABLE;
+    fh->hints.ds_in_coll = RIO_DISABLE;
+    fh->hints.write_only = 1;
+}
+
 static int open_store(rio_file *fh, int create, int excl)
 {
     int oflags = O_CLOEXEC;
     /* romio_no_indep_rw: only ranks that make storage requests open the
-     * file; rank 0 opens at once to create it and report errors. */
+     * file; rank 0 opens at once to create it and report errors.  Ranks
+     * that defer open it write-only under MPI_MODE_WRONLY, so no rank
+     * reads to write (every rank alike, as any may aggregate). */
+    if (fh->hints.no_indep_rw && (fh->amode & MPI_MODE_WRONLY))
+        no_reads(fh);
     if (fh->hints.no_indep_rw && fh->rank != 0) {
         int how = fh->amode & MPI_MODE_RDONLY ? O_RDONLY : fh->amode & MPI_MODE_WRONLY ? O_WRONLY
                                                                                          : O_RDWR;
@@ -159,7 +173,7 @@ static int open_store(rio_file *fh, int create, int excl)
     int err = rio__store_open(&fh->st, fh->filename, oflags | O_RDWR, perm, &fh->hints);
     if (err == -EACCES || err == -EPERM) {
         err = rio__store_open(&fh->st, fh->filename, oflags | O_WRONLY, perm, &fh->hints);
-        fh->hints.romio_ds_write = RIO_DISABLE;
+        no_reads(fh);
     }
     return err;
 }

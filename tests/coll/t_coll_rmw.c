@@ -57,15 +57,34 @@ static void verify_file(long long pitch, long long len_expected, int bg, const c
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* One write and one read of the pattern with hints (key, value pairs);
- * rmw: whether the write must read-modify-write. */
-static void one_case(const char *strategy, long long hole, int prefill, const char *key,
-                     const char *value, int rmw)
+/* An info object of the hints "key=value;..." (NULL: none). */
+static MPI_Info info_of(const char *hints)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    char kv[200];
+    snprintf(kv, sizeof kv, "%s", hints ? hints : "");
+    for (char *save = NULL, *h = strtok_r(kv, ";", &save); h; h = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(h, '=');
+        if (eq) {
+            *eq = '\0';
+            MPI_Info_set(info, h, eq + 1);
+        }
+    }
+    return info;
+}
+
+/* One write and (unless write-only) one read of the pattern with hints
+ * (info_of) given at open and, after it, through set_info (late); rmw:
+ * whether the write must read-modify-write. */
+static void one_case(const char *strategy, long long hole, int prefill, int amode,
+                     const char *hints, const char *late, int rmw)
 {
     const long long pitch = BS + hole, span = (long long)NB * rt_nprocs * pitch;
-    char what[200];
-    snprintf(what, sizeof what, "%s, holes of %lld B%s, %s=%s", strategy, hole,
-             prefill ? " over 0xEE" : " in a new file", key ? key : "-", value ? value : "-");
+    char what[240];
+    snprintf(what, sizeof what, "%s, holes of %lld B%s, hints %s, then %s%s", strategy, hole,
+             prefill ? " over 0xEE" : " in a new file", hints ? hints : "-", late ? late : "-",
+             amode == MPI_MODE_WRONLY ? ", write-only" : "");
     ct_unlink_all(path);
     if (prefill) {
         unsigned char *bg = malloc((size_t)span);
@@ -74,11 +93,17 @@ static void one_case(const char *strategy, long long hole, int prefill, const ch
         free(bg);
     }
     rio_file *fh = RIO_FILE_NULL;
-    MPI_Info info = rt_info("resonio_strategy", strategy, key, value, NULL);
-    int rc = rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    MPI_Info info = info_of(hints);
+    MPI_Info_set(info, "resonio_strategy", strategy);
+    int rc = rio_file_open(MPI_COMM_WORLD, path, amode | MPI_MODE_CREATE, info, &fh);
     MPI_Info_free(&info);
     if (!RT_OK(rc))
         return;
+    if (late) {
+        info = info_of(late);
+        RT_OK(rio_file_set_info(fh, info));
+        MPI_Info_free(&info);
+    }
 
     MPI_Datatype c, ft;
     MPI_Type_contiguous(BS, MPI_BYTE, &c);
@@ -116,10 +141,12 @@ static void one_case(const char *strategy, long long hole, int prefill, const ch
     /* the last block ends BS into the last slot; a prefill ends at span */
     verify_file(pitch, prefill ? span : span - hole, prefill ? 0xEE : 0, what);
 
-    memset(rb, CT_SENTINEL, (size_t)NB * BS);
-    CHECK(rio_file_read_at_all(fh, 0, rb, NB * BS, MPI_BYTE, &st) == MPI_SUCCESS,
-          "%s: read_at_all failed", what);
-    CHECK_BYTES(rb, wb, NULL, (size_t)NB * BS, "%s: read back", what);
+    if (amode == MPI_MODE_RDWR) {
+        memset(rb, CT_SENTINEL, (size_t)NB * BS);
+        CHECK(rio_file_read_at_all(fh, 0, rb, NB * BS, MPI_BYTE, &st) == MPI_SUCCESS,
+              "%s: read_at_all failed", what);
+        CHECK_BYTES(rb, wb, NULL, (size_t)NB * BS, "%s: read back", what);
+    }
     RT_OK(rio_file_close(&fh));
     free(wb);
     free(rb);
@@ -134,12 +161,25 @@ int main(int argc, char **argv)
     for (int s = 0; s < 2; s++) {
         const char *sn = strategies[s];
         alarm(120);
-        one_case(sn, SMALL_HOLE, 1, NULL, NULL, 1);
-        one_case(sn, SMALL_HOLE, 0, NULL, NULL, 1);
-        one_case(sn, LARGE_HOLE, 1, NULL, NULL, 0);
-        one_case(sn, LARGE_HOLE, 1, "romio_ds_write", "enable", 1);
-        one_case(sn, SMALL_HOLE, 1, "romio_ds_write", "disable", 0);
-        one_case(sn, SMALL_HOLE, 1, "resonio_shm", "enable", 0);
+        const int rw = MPI_MODE_RDWR, wo = MPI_MODE_WRONLY;
+        one_case(sn, SMALL_HOLE, 1, rw, NULL, NULL, 1);
+        one_case(sn, SMALL_HOLE, 0, rw, NULL, NULL, 1);
+        one_case(sn, LARGE_HOLE, 1, rw, NULL, NULL, 0);
+        one_case(sn, LARGE_HOLE, 1, rw, "romio_ds_write=enable", NULL, 1);
+        one_case(sn, LARGE_HOLE, 1, rw, NULL, "romio_ds_write=enable", 1);
+        one_case(sn, SMALL_HOLE, 1, rw, "romio_ds_write=disable", NULL, 0);
+        one_case(sn, SMALL_HOLE, 1, rw, "resonio_shm=enable", NULL, 0);
+        /* write-only: the file is opened for reading too where the
+         * permissions allow, as ROMIO does for data sieving */
+        one_case(sn, SMALL_HOLE, 1, wo, NULL, NULL, 1);
+        /* but ranks whose open is deferred open it write-only: they
+         * cannot read holes, so no aggregator reads them, even asked to
+         * at open or later */
+        const char *nir = "romio_no_indep_rw=true";
+        one_case(sn, SMALL_HOLE, 1, wo, nir, NULL, 0);
+        one_case(sn, SMALL_HOLE, 1, wo, "romio_no_indep_rw=true;romio_ds_write=enable", NULL, 0);
+        one_case(sn, SMALL_HOLE, 1, wo, "romio_no_indep_rw=true;ds_in_coll=enable", NULL, 0);
+        one_case(sn, SMALL_HOLE, 1, wo, nir, "romio_ds_write=enable;ds_in_coll=enable", 0);
         alarm(0);
     }
     ct_unlink_all(path);
