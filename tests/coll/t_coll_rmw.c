@@ -11,8 +11,9 @@
  *   - romio_ds_write=disable, and resonio_shm=enable (ranks copy into the
  *     round buffer before it could be read): list I/O.
  * Read-modify-write shows in rio_coll_last as at most one read and one
- * write per aggregator and round; list I/O as a request per block at
- * least.  Every case checks every byte of the file without resonio: the
+ * write per aggregator and round, and in rio_stats as more bytes accessed
+ * than the data; list I/O as a request per block at least, and exactly
+ * the data's bytes.  One case takes several rounds (cb_buffer_size=4096).  Every case checks every byte of the file without resonio: the
  * blocks hold their writer's pattern, the holes the 0xEE written before
  * (or, in a new file, zeros), and the file ends where it did (or at the
  * last block); then a collective read returns each rank's blocks.
@@ -118,8 +119,19 @@ static void one_case(const char *strategy, long long hole, int prefill, int amod
         for (long long j = 0; j < BS; j++)
             wb[k * BS + j] = pat(rt_rank, block_off(pitch, rt_rank, k) + j);
     MPI_Status st;
+    struct rio_stats s0, s1;
+    RT_OK(rio_stats_get(fh, &s0));
     CHECK(rio_file_write_at_all(fh, 0, wb, NB * BS, MPI_BYTE, &st) == MPI_SUCCESS,
           "%s: write_at_all failed", what);
+    RT_OK(rio_stats_get(fh, &s1));
+    /* storage bytes of all ranks: list I/O moves the data, read-modify-
+     * write also the holes, twice, and the data once more */
+    long long mine = s1.bytes_accessed - s0.bytes_accessed, all = 0,
+              data = (long long)NB * BS * rt_nprocs;
+    MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(rmw ? all > data : all == data,
+          "%s: the ranks accessed %lld bytes of storage for %lld bytes of data; %s", what, all,
+          data, rmw ? "read-modify-write accesses more" : "list I/O accesses only the data");
     struct rio_coll_info in;
     char ab[512];
     if (ct_last(fh, &in)) {
@@ -127,6 +139,9 @@ static void one_case(const char *strategy, long long hole, int prefill, int amod
               "%s: ran %s with %d aggregators; reason \"%s\"", what, in.strategy, in.naggs,
               in.reason);
         long long most = 2LL * in.naggs * in.rounds, pieces = (long long)NB * rt_nprocs;
+        if (hints && strstr(hints, "cb_buffer_size"))
+            CHECK(in.rounds > 1, "%s: %d rounds; the small buffer needs several", what,
+                  in.rounds);
         if (rmw)
             CHECK(in.storage_reqs <= most,
                   "%s: %lld storage requests; read-modify-write makes at most %lld (a read "
@@ -167,6 +182,7 @@ int main(int argc, char **argv)
         one_case(sn, LARGE_HOLE, 1, rw, NULL, NULL, 0);
         one_case(sn, LARGE_HOLE, 1, rw, "romio_ds_write=enable", NULL, 1);
         one_case(sn, LARGE_HOLE, 1, rw, NULL, "romio_ds_write=enable", 1);
+        one_case(sn, SMALL_HOLE, 1, rw, "cb_buffer_size=4096", NULL, 1); /* several rounds */
         one_case(sn, SMALL_HOLE, 1, rw, "romio_ds_write=disable", NULL, 0);
         one_case(sn, SMALL_HOLE, 1, rw, "resonio_shm=enable", NULL, 0);
         /* write-only: the file is opened for reading too where the
