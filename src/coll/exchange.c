@@ -25,11 +25,11 @@
  *
  * Writes skip holes with list I/O, or read-modify-write the round's span
  * as the plan says (rmw; under RIO_RMW_SMALL where round_rmw finds it
- * pays).  Reads read the round's span in one go when
- * the holes are small and by list I/O otherwise.  A storage error does not
- * end the rounds early: the rank keeps exchanging, skips further storage
- * requests, and returns its error for the caller to agree on.  Running out
- * of memory in a round does not either: the rank drains (see go_drain).
+ * pays).  Reads read the round's span in one go when the holes are small
+ * and by list I/O otherwise.  A storage error does not end the rounds
+ * early: the rank keeps exchanging, skips further storage requests, and
+ * returns its error for the caller to agree on.  Running out of memory in
+ * a round does not either: the rank drains (see go_drain).
  */
 #include "coll_int.h"
 
