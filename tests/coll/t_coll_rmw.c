@@ -185,6 +185,9 @@ int main(int argc, char **argv)
         one_case(sn, SMALL_HOLE, 1, rw, "cb_buffer_size=4096", NULL, 1); /* several rounds */
         one_case(sn, SMALL_HOLE, 1, rw, "romio_ds_write=disable", NULL, 0);
         one_case(sn, SMALL_HOLE, 1, rw, "resonio_shm=enable", NULL, 0);
+        /* ranks that defer their open (romio_no_indep_rw) open it for
+         * reading and writing when they first aggregate */
+        one_case(sn, SMALL_HOLE, 1, rw, "romio_no_indep_rw=true", NULL, 1);
         /* write-only: the file is opened for reading too where the
          * permissions allow, as ROMIO does for data sieving */
         one_case(sn, SMALL_HOLE, 1, wo, NULL, NULL, 1);
