@@ -832,6 +832,26 @@ static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
     return rc;
 }
 
+/* Move the round's whole span, from its first covered byte to its last,
+ * holes included, in one request. */
+static int span_io(struct engine *e, int a, int write, const MPI_Offset *lo, const MPI_Offset *hi,
+                   MPI_Count ncov, MPI_Offset wbase)
+{
+    MPI_Offset l = lo[0], h = hi[ncov - 1];
+    return storage_io(e, a, write, &l, &h, 1, wbase);
+}
+
+/* The bytes between the round's first and last covered byte that its
+ * ncov >= 1 intervals leave out; *cov: the bytes they cover. */
+static MPI_Offset round_holes(const MPI_Offset *lo, const MPI_Offset *hi, MPI_Count ncov,
+                              MPI_Offset *cov)
+{
+    *cov = 0;
+    for (MPI_Count k = 0; k < ncov; k++)
+        *cov += hi[k] - lo[k];
+    return hi[ncov - 1] - lo[0] - *cov;
+}
+
 /*
  * Whether a write round with ncov > 1 covered intervals reads and writes
  * its span whole.  Under RIO_RMW_SMALL it does when the holes are small: a
@@ -850,10 +870,7 @@ static int round_rmw(enum rio_coll_rmw rmw, const MPI_Offset *lo, const MPI_Offs
         return 0;
     if (rmw == RIO_RMW_ALWAYS)
         return 1;
-    MPI_Offset cov = 0, holes;
-    for (MPI_Count k = 0; k < ncov; k++)
-        cov += hi[k] - lo[k];
-    holes = hi[ncov - 1] - lo[0] - cov;
+    MPI_Offset cov, holes = round_holes(lo, hi, ncov, &cov);
     return holes <= 2 * cov && holes <= RMW_HOLE_MAX * (MPI_Offset)(ncov - 1);
 }
 
@@ -958,18 +975,13 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
 
     if (!write && ncov > 0 && !e->err && !e->drain) {
         /* one read over the span when the holes are small, else list I/O */
-        MPI_Offset cov = 0, span = hi[ncov - 1] - lo[0];
-        for (MPI_Count k = 0; k < ncov; k++)
-            cov += hi[k] - lo[k];
-        if (span - cov <= RIO_MAX(cov, (MPI_Offset)65536)) {
-            MPI_Offset l = lo[0], h = hi[ncov - 1];
-            e->err = storage_io(e, a, 0, &l, &h, 1, wbase);
-        } else {
+        MPI_Offset cov;
+        if (round_holes(lo, hi, ncov, &cov) <= RIO_MAX(cov, (MPI_Offset)65536))
+            e->err = span_io(e, a, 0, lo, hi, ncov, wbase);
+        else
             e->err = storage_io(e, a, 0, lo, hi, ncov, wbase);
-        }
     } else if (write && rmw && !e->err && !e->drain) {
-        MPI_Offset l = lo[0], h = hi[ncov - 1];
-        e->err = storage_io(e, a, 0, &l, &h, 1, wbase);
+        e->err = span_io(e, a, 0, lo, hi, ncov, wbase);
     }
 
     /* data */
@@ -1063,12 +1075,10 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     if (write && e->sends)
         inflight_finish(e->sends);
     if (write && ncov > 0 && !e->err && !e->drain) {
-        if (rmw) {
-            MPI_Offset l = lo[0], h = hi[ncov - 1];
-            e->err = storage_io(e, a, 1, &l, &h, 1, wbase);
-        } else {
+        if (rmw)
+            e->err = span_io(e, a, 1, lo, hi, ncov, wbase);
+        else
             e->err = storage_io(e, a, 1, lo, hi, ncov, wbase);
-        }
     }
     if (timed)
         for (int b = 0; b < p->naggs; b++)
