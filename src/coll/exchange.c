@@ -341,11 +341,24 @@ static int cut_batch(void *arg, const struct rio_coll_pair *v, int npairs)
     return 0;
 }
 
+static int cmp_piece(const void *x, const void *y)
+{
+    const struct piece *a = x, *b = y;
+    if (a->round != b->round)
+        return a->round < b->round ? -1 : 1;
+    if (a->coord != b->coord)
+        return a->coord < b->coord ? -1 : 1;
+    return a->mem < b->mem ? -1 : a->mem > b->mem;
+}
+
 /* This rank's request cut into pieces, one list per aggregator, each in
- * file order (the pairs come in file order). */
+ * file order: the pairs come in file order, except where the view's tiles
+ * overlap and the request spans them (rio__dtype_view_monotone); such
+ * lists are sorted by round and coordinate, which the rounds expect. */
 static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan *p,
                       const struct lookup *lk, struct plist *lists)
 {
+    const struct rio_coll_req *q = c->req;
     if (p->bypass && p->bypass[c->rank])
         return 0;
     /* a list that is used starts with room for an even share of the pairs */
@@ -353,7 +366,12 @@ static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan 
     for (int a = 0; a < p->naggs; a++)
         lists[a].first_cap = share;
     struct cutter t = {.c = c, .p = p, .lk = lk, .lists = lists};
-    return rio__coll_pairs_each(c, cut_batch, &t);
+    int rc = rio__coll_pairs_each(c, cut_batch, &t);
+    if (!rc && q->nbytes > 0 && !rio__dtype_view_monotone(q->filetype, q->file_start, q->nbytes))
+        for (int a = 0; a < p->naggs; a++)
+            if (lists[a].n > 1)
+                qsort(lists[a].v, (size_t)lists[a].n, sizeof *lists[a].v, cmp_piece);
+    return rc;
 }
 
 /* ---- messages --------------------------------------------------------------------- */

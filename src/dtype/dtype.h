@@ -100,8 +100,9 @@ int rio__dtype_unpack(const struct rio_dtype *dt, MPI_Count count, void *buf, MP
 
 /**
  * Check that filetype is a valid filetype for etype in a view: nonnegative,
- * nondecreasing, non-overlapping displacements (within one tile and from
- * tile to tile) and a size that is a whole number of etypes.  With
+ * nondecreasing, non-overlapping displacements within a tile (a tile's
+ * data may reach into the next tile), a positive extent and a size that
+ * is a whole number of etypes.  With
  * read_only, regions of one tile may overlap if their displacements do
  * not decrease: *overlaps is then 1 (else 0), and such a view must be
  * read region by region in stream order.  0 or RIO_E_FILETYPE with a
@@ -116,6 +117,14 @@ int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio
  * are skipped arithmetically and one in-tile search is made.
  */
 MPI_Offset rio__dtype_view_offset(const struct rio_dtype *ft, MPI_Offset disp, MPI_Offset pos);
+
+/** Whether the file offsets of stream bytes [pos, pos + len) of a view
+ *  increase with the stream position (and do not overlap): always, unless
+ *  the filetype's regions overlap (a read-only view) or the bytes span
+ *  tiles whose data overlap.  Requests that are not in file order are
+ *  served region by region in stream order, or cut into pieces that are
+ *  then sorted. */
+int rio__dtype_view_monotone(const struct rio_dtype *ft, MPI_Offset pos, MPI_Offset len);
 
 /** The first and one-past-last file bytes touched by len stream bytes of a
  *  view from stream byte pos (len > 0).  Used for locks and sieving. */

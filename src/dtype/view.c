@@ -9,12 +9,21 @@
  *
  * Validity uses the facts computed at normalization: the regions of a
  * tile increase without overlap (mono), start at or after 0 (true lb),
- * and a tile's data ends before the next tile's begins (true ub <= extent
- * + true lb).  Only when a check fails is the tile walked, to name the
- * offending region in the error detail.  A file opened read-only may
- * have a filetype whose regions overlap, as long as their displacements
- * do not decrease (MPI forbids overlaps only where the file is written):
- * the check walks the tile to make sure.
+ * and the extent is positive.  Only when a check fails is the tile
+ * walked, to name the offending region in the error detail.  A file
+ * opened read-only may have a filetype whose regions overlap, as long as
+ * their displacements do not decrease (MPI forbids overlaps only where
+ * the file is written): the check walks the tile to make sure.
+ *
+ * A tile's data may reach past the start of the next tile (true ub >
+ * extent + true lb): MPI asks the displacements of the filetype's
+ * typemap to be nondecreasing, not those of consecutive tiles, and HDF5's
+ * collective chunk I/O builds such filetypes (a struct of per-chunk types
+ * whose extent ends before the last chunk's data does), accessing one
+ * tile per call.  An access within one tile maps as any other; one that
+ * spans tiles of such a view is not in file order
+ * (rio__dtype_view_monotone), and the methods that need file order are
+ * not used for it.
  */
 #include "dtype_int.h"
 
@@ -89,13 +98,25 @@ int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio
         }
         return RIO_E_FILETYPE;
     }
-    if (extent <= 0 || r->tub > extent + r->tlb) {
-        rio__err_detail("consecutive filetype tiles overlap: a tile's data spans displacements "
-                        "%lld..%lld but the extent is %lld",
-                        (long long)r->tlb, (long long)r->tub, (long long)extent);
+    if (extent <= 0) {
+        rio__err_detail("filetype extent %lld is not positive", (long long)extent);
         return RIO_E_FILETYPE;
     }
     return 0;
+}
+
+/* Contract in dtype.h. */
+int rio__dtype_view_monotone(const struct rio_dtype *ft, MPI_Offset pos, MPI_Offset len)
+{
+    const struct rio_dl *r = ft->root;
+    MPI_Offset size = ft->info.size;
+    if (!r || size <= 0 || len <= 0)
+        return 1;
+    if (!r->mono)
+        return 0;
+    if (r->tub <= ft->info.extent + r->tlb)
+        return 1; /* the tiles follow one another */
+    return pos / size == (pos + len - 1) / size;
 }
 
 /* Contract in dtype.h: file offset of stream byte pos of the view. */
@@ -119,14 +140,15 @@ MPI_Offset rio__dtype_view_offset(const struct rio_dtype *ft, MPI_Offset disp, M
 
 /* Contract in dtype.h: first and one-past-last file bytes of len stream
  * bytes from pos; the filetype must have passed rio__dtype_check_filetype.
- * Its mapping is then nondecreasing, unless its regions overlap (a
- * read-only view): then the tiles' bounds, which hold every byte. */
+ * Where the mapping is nondecreasing (rio__dtype_view_monotone), the
+ * offsets of the first and the last byte; elsewhere the bounds of the
+ * tiles touched, which hold every byte. */
 void rio__dtype_view_extent(const struct rio_dtype *ft, MPI_Offset disp, MPI_Offset pos,
                             MPI_Offset len, MPI_Offset *first, MPI_Offset *end)
 {
     const struct rio_dl *r = ft->root;
     MPI_Offset size = ft->info.size;
-    if (r && !r->mono && size > 0 && len > 0) {
+    if (r && size > 0 && len > 0 && !rio__dtype_view_monotone(ft, pos, len)) {
         MPI_Offset t0 = pos / size, t1 = (pos + len - 1) / size;
         *first = disp + t0 * ft->info.extent + r->tlb;
         *end = disp + t1 * ft->info.extent + r->tub;

@@ -412,7 +412,12 @@ int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done)
     rc = check_req(req);
     if (rc || req->nbytes == 0)
         return rc;
-    enum rio_indep_method m = rio__indep_choose(req);
+    /* a request whose file offsets do not increase (overlapping tiles,
+     * rio__dtype_view_monotone) goes region by region in stream order */
+    enum rio_indep_method m =
+        rio__dtype_view_monotone(req->filetype, req->file_start, req->nbytes)
+            ? rio__indep_choose(req)
+            : RIO_INDEP_POSIX;
     if (m == RIO_INDEP_CONTIG && one_region(req, &rc, done))
         return rc;
     if (stage_wanted(req, m))

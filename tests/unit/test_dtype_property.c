@@ -893,13 +893,13 @@ static int check_type(MPI_Datatype t, int count, struct rio_dtype *etype)
 
     /* filetype validity and the view mapping */
     if (!bad) {
-        int valid = rf.size > 0 && rf.mono && rf.tlb >= 0 && ext > 0 && rf.tub <= ext + rf.tlb;
+        /* a tile's data may reach into the next tile */
+        int valid = rf.size > 0 && rf.mono && rf.tlb >= 0 && ext > 0;
         /* read-only: regions may overlap if their displacements do not decrease */
         int starts_up = 1;
         for (size_t i = 1; i < one.n; i++)
             starts_up = starts_up && one.v[i].off >= one.v[i - 1].off;
-        int valid_ro = valid || (rf.size > 0 && rf.tlb >= 0 && ext > 0 &&
-                                 rf.tub <= ext + rf.tlb && starts_up);
+        int valid_ro = valid || (rf.size > 0 && rf.tlb >= 0 && ext > 0 && starts_up);
         int ovl = -1, ovl_ro = -1;
         err = rio__dtype_check_filetype(dt, etype, 0, &ovl);
         int err_ro = rio__dtype_check_filetype(dt, etype, 1, &ovl_ro);
@@ -934,13 +934,23 @@ static int check_type(MPI_Datatype t, int count, struct rio_dtype *etype)
                 }
                 MPI_Offset len = 1 + rnd(3 * (int)rf.size);
                 rio__dtype_view_extent(dt, 1000, pos, len, &first, &end);
-                if (valid &&
+                /* in file order: within a tile, or tiles that do not overlap */
+                int inorder = valid && (rf.tub <= ext + rf.tlb ||
+                                        pos / (MPI_Offset)rf.size ==
+                                            (pos + len - 1) / (MPI_Offset)rf.size);
+                if (rio__dtype_view_monotone(dt, pos, len) != inorder) {
+                    printf("    view_monotone(%lld, %lld) is %d\n", (long long)pos,
+                           (long long)len, !inorder);
+                    bad = 1;
+                    break;
+                }
+                if (inorder &&
                     (first != at || end != rio__dtype_view_offset(dt, 1000, pos + len - 1) + 1)) {
                     printf("    view extent\n");
                     bad = 1;
                     break;
                 }
-                for (MPI_Offset k = 0; !valid && k < len && !bad; k++) {
+                for (MPI_Offset k = 0; !inorder && k < len && !bad; k++) {
                     MPI_Offset o = rio__dtype_view_offset(dt, 1000, pos + k);
                     if (o < first || o >= end) {
                         printf("    overlapping view extent [%lld, %lld) misses %lld\n",
