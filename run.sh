@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PKGS=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev liburing-dev
-      gnuplot-nox clang)
+      gnuplot-nox clang libhdf5-mpich-dev libhdf5-openmpi-dev libpnetcdf-dev)
 MPIS=(${RESONIO_MPIS:-mpich openmpi})
 JOBS=2
 

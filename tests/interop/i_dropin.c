@@ -23,10 +23,10 @@
  * (read_all through the vector view, read_ordered, read_shared, iread_at,
  * read_at_all of the whole file) checked against the expected image.
  */
-#include <dlfcn.h>
 #include <mpi.h>
 
 #include "rtest.h"
+#include "interop.h"
 
 #define B 512
 
@@ -270,12 +270,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s", rt_fname);
     layout();
 
-    int resonio = dlsym(RTLD_DEFAULT, "rio_file_open") != NULL, lo = 0, hi = 0;
-    MPI_Allreduce(&resonio, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&resonio, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rt_rank == 0)
-        printf("implementation: %s\n", lo != hi ? "mixed" : lo ? "resonio" : "native");
-    CHECK(lo == hi, "ranks use different implementations");
+    rt_print_implementation();
 
     if (rt_rank == 0)
         unlink(path);

@@ -1,0 +1,194 @@
+/*
+ * i_pnetcdf.c — PnetCDF on top of the MPI-IO it is given.
+ *
+ * A plain PnetCDF program (nothing of resonio) for dropin.sh, as
+ * i_hdf5.c is for HDF5: `-mode write` (the default) creates the file,
+ * `-mode read` checks every element of a file written by either
+ * implementation, and the script compares the two files byte for byte.
+ *
+ * Variables, NY x NX each (the record variables per record, NREC records
+ * along the unlimited dimension), element (i, j) = value(v, rec, i, j):
+ *   temp    double record variable; put_vara_all of each rank's block of
+ *           rows, one record per call
+ *   flux    float record variable; nonblocking iput_vara of every record,
+ *           then one wait_all (PnetCDF turns them into one collective
+ *           call with a filetype over all the records)
+ *   level   int record variable; buffered bput_vara, then wait_all
+ *   grid    double; put_vars_all of the columns j = r mod P (strided)
+ *   mask    short; independent data mode, put_vara of a block of rows
+ * and a text attribute.
+ *
+ * Reading, every rank reads every variable whole (get_vara_all), grid
+ * again through its strided selection, and checks the attribute and the
+ * number of records.
+ */
+#include <mpi.h>
+#include <pnetcdf.h>
+
+#include "rtest.h"
+#include "interop.h"
+
+#define NY 60
+#define NX 70
+#define NREC 4
+
+enum { TEMP, FLUX, LEVEL, GRID, MASK, NVARS };
+static const char *const var_name[NVARS] = {"temp", "flux", "level", "grid", "mask"};
+
+/* Every value is exact in each variable's type (mask: short). */
+static double value(int v, int rec, MPI_Offset i, MPI_Offset j)
+{
+    return (double)((v * 7 + rec * 3 + i * NX + j) % (v == MASK ? 30000 : 1000003));
+}
+
+#define NC_OK(call) nc_ok((call), #call, __LINE__)
+static int nc_ok(int err, const char *what, int line)
+{
+    if (err != NC_NOERR)
+        rt_fail(__FILE__, line, "%s: %s", what, ncmpi_strerror(err));
+    return err == NC_NOERR;
+}
+
+static void my_rows(MPI_Offset *lo, MPI_Offset *n)
+{
+    *lo = (MPI_Offset)NY * rt_rank / rt_nprocs;
+    *n = (MPI_Offset)NY * (rt_rank + 1) / rt_nprocs - *lo;
+}
+
+static void write_file(int nc)
+{
+    int dims[3], v[NVARS];
+    NC_OK(ncmpi_def_dim(nc, "time", NC_UNLIMITED, &dims[0]));
+    NC_OK(ncmpi_def_dim(nc, "y", NY, &dims[1]));
+    NC_OK(ncmpi_def_dim(nc, "x", NX, &dims[2]));
+    static const nc_type types[NVARS] = {NC_DOUBLE, NC_FLOAT, NC_INT, NC_DOUBLE, NC_SHORT};
+    for (int k = 0; k < NVARS; k++)
+        NC_OK(ncmpi_def_var(nc, var_name[k], types[k], k < GRID ? 3 : 2, k < GRID ? dims : dims + 1,
+                            &v[k]));
+    NC_OK(ncmpi_put_att_text(nc, NC_GLOBAL, "title", 12, "resonio test"));
+    NC_OK(ncmpi_enddef(nc));
+
+    MPI_Offset lo, n;
+    my_rows(&lo, &n);
+    size_t cells = (size_t)(n * NX);
+    double *d = malloc(sizeof(double) * (cells ? cells : 1));
+    float *f = malloc(sizeof(float) * NREC * (cells ? cells : 1));
+    int *l = malloc(sizeof(int) * NREC * (cells ? cells : 1));
+    int req[2 * NREC], st[2 * NREC];
+    for (int rec = 0; rec < NREC; rec++) {
+        MPI_Offset start[3] = {rec, lo, 0}, count[3] = {1, n, NX};
+        for (size_t c = 0; c < cells; c++) {
+            MPI_Offset i = lo + (MPI_Offset)c / NX, j = (MPI_Offset)c % NX;
+            d[c] = value(TEMP, rec, i, j);
+            f[rec * cells + c] = (float)value(FLUX, rec, i, j);
+            l[rec * cells + c] = (int)value(LEVEL, rec, i, j);
+        }
+        NC_OK(ncmpi_put_vara_double_all(nc, v[TEMP], start, count, d));
+        NC_OK(ncmpi_iput_vara_float(nc, v[FLUX], start, count, f + rec * cells, &req[rec]));
+    }
+    NC_OK(ncmpi_wait_all(nc, NREC, req, st));
+    for (int k = 0; k < NREC; k++)
+        NC_OK(st[k]);
+    NC_OK(ncmpi_buffer_attach(nc, (MPI_Offset)(sizeof(int) * NREC * cells + 64)));
+    for (int rec = 0; rec < NREC; rec++) {
+        MPI_Offset start[3] = {rec, lo, 0}, count[3] = {1, n, NX};
+        NC_OK(ncmpi_bput_vara_int(nc, v[LEVEL], start, count, l + rec * cells, &req[rec]));
+    }
+    NC_OK(ncmpi_wait_all(nc, NREC, req, st));
+    for (int k = 0; k < NREC; k++)
+        NC_OK(st[k]);
+    NC_OK(ncmpi_buffer_detach(nc));
+
+    /* grid: columns r, r + P, ... of every row */
+    MPI_Offset ncol = (NX - rt_rank + rt_nprocs - 1) / rt_nprocs;
+    MPI_Offset gs[2] = {0, rt_rank}, gc[2] = {NY, ncol}, gstride[2] = {1, rt_nprocs};
+    double *g = malloc(sizeof(double) * (size_t)(NY * ncol + 1));
+    for (MPI_Offset c = 0; c < NY * ncol; c++)
+        g[c] = value(GRID, 0, c / ncol, rt_rank + (c % ncol) * rt_nprocs);
+    NC_OK(ncmpi_put_vars_double_all(nc, v[GRID], gs, gc, gstride, g));
+
+    /* mask: independent data mode */
+    short *m = malloc(sizeof(short) * (cells ? cells : 1));
+    for (size_t c = 0; c < cells; c++)
+        m[c] = (short)value(MASK, 0, lo + (MPI_Offset)c / NX, (MPI_Offset)c % NX);
+    MPI_Offset ms[2] = {lo, 0}, mc[2] = {n, NX};
+    NC_OK(ncmpi_begin_indep_data(nc));
+    if (n > 0)
+        NC_OK(ncmpi_put_vara_short(nc, v[MASK], ms, mc, m));
+    NC_OK(ncmpi_end_indep_data(nc));
+    free(d);
+    free(f);
+    free(l);
+    free(g);
+    free(m);
+}
+
+/* Read variable k whole (every record) and check every element. */
+static void check_var(int nc, int k)
+{
+    int recs = k < GRID ? NREC : 1;
+    size_t cells = (size_t)NY * NX;
+    double *got = calloc((size_t)recs * cells, sizeof(double));
+    MPI_Offset start[3] = {0, 0, 0}, count[3] = {recs, NY, NX};
+    if (!NC_OK(ncmpi_get_vara_double_all(nc, k, k < GRID ? start : start + 1,
+                                         k < GRID ? count : count + 1, got))) {
+        free(got);
+        return;
+    }
+    int bad = 0;
+    for (int rec = 0; rec < recs && bad < 3; rec++)
+        for (size_t c = 0; c < cells && bad < 3; c++) {
+            double want = value(k, rec, (MPI_Offset)c / NX, (MPI_Offset)c % NX);
+            if (got[rec * cells + c] != want) {
+                CHECK(0, "%s record %d element (%zu, %zu) is %g, expected %g", var_name[k], rec,
+                      c / NX, c % NX, got[rec * cells + c], want);
+                bad++;
+            }
+        }
+    free(got);
+}
+
+static void read_file(int nc)
+{
+    MPI_Offset recs = -1;
+    NC_OK(ncmpi_inq_dimlen(nc, 0, &recs));
+    CHECK(recs == NREC, "%lld records, expected %d", (long long)recs, NREC);
+    for (int k = 0; k < NVARS; k++)
+        check_var(nc, k);
+    MPI_Offset ncol = (NX - rt_rank + rt_nprocs - 1) / rt_nprocs;
+    MPI_Offset gs[2] = {0, rt_rank}, gc[2] = {NY, ncol}, gstride[2] = {1, rt_nprocs};
+    double *g = calloc((size_t)(NY * ncol + 1), sizeof(double));
+    if (NC_OK(ncmpi_get_vars_double_all(nc, GRID, gs, gc, gstride, g)))
+        for (MPI_Offset c = 0; c < NY * ncol; c++)
+            if (g[c] != value(GRID, 0, c / ncol, rt_rank + (c % ncol) * rt_nprocs)) {
+                CHECK(0, "grid strided element %lld is %g", (long long)c, g[c]);
+                break;
+            }
+    free(g);
+    char title[13] = {0};
+    NC_OK(ncmpi_get_att_text(nc, NC_GLOBAL, "title", title));
+    CHECK(!strcmp(title, "resonio test"), "attribute title is '%s'", title);
+}
+
+int main(int argc, char **argv)
+{
+    rt_init(&argc, &argv);
+    const char *mode = rt_arg("-mode");
+    int writing = !mode || !strcmp(mode, "write");
+
+    rt_print_implementation();
+
+    int nc = -1;
+    int ok = writing ? NC_OK(ncmpi_create(MPI_COMM_WORLD, rt_fname, NC_CLOBBER | NC_64BIT_DATA,
+                                          MPI_INFO_NULL, &nc))
+                     : NC_OK(ncmpi_open(MPI_COMM_WORLD, rt_fname, NC_NOWRITE, MPI_INFO_NULL, &nc));
+    if (ok) {
+        if (writing)
+            write_file(nc);
+        else
+            read_file(nc);
+        NC_OK(ncmpi_close(nc));
+    }
+    /* the file stays: dropin.sh compares it and reads it back */
+    return rt_finish();
+}
