@@ -20,6 +20,11 @@
  *             chunks only collectively)
  *   grown     unlimited rows, chunked; extended twice, a block of rows
  *             written collectively after each extension
+ *   points    contiguous; collective; rank r the elements with i + j = r
+ *             mod P, selected point by point in reverse order, from every
+ *             other int of its buffer
+ *   multi     chunked; collective, one chunk at a time (CHUNK_MULTI_IO);
+ *             blocks of 8 x 10 dealt to the ranks like a checkerboard
  * File metadata goes collectively too (coll_metadata_write and
  * all_coll_metadata_ops), and the file has two attributes.
  *
@@ -35,10 +40,10 @@
 
 #define N 192
 #define M 200
-#define NSETS 6
+#define NSETS 8
 
-static const char *const set_name[NSETS] = {"rows", "columns", "chunked",
-                                            "blocks", "deflate", "grown"};
+static const char *const set_name[NSETS] = {"rows",  "columns", "chunked", "blocks",
+                                            "deflate", "grown", "points",  "multi"};
 
 static int value(int d, hsize_t i, hsize_t j)
 {
@@ -111,17 +116,79 @@ static void read_sel(hid_t ds, int d, const hsize_t *start, const hsize_t *strid
     free(buf);
 }
 
+/* Dataset d's elements of rank r: points (i + j = r mod P), else blocks
+ * of 8 x 10 dealt like a checkerboard; *n of them into coord (2 each). */
+static hsize_t *owned(int d, hsize_t *n)
+{
+    hsize_t *coord = malloc(sizeof(hsize_t) * 2 * N * M);
+    *n = 0;
+    for (hsize_t i = 0; i < N; i++)
+        for (hsize_t j = 0; j < M; j++) {
+            hsize_t who = d == 6 ? i + j : i / 8 + j / 10;
+            if ((int)(who % (hsize_t)rt_nprocs) == rt_rank) {
+                coord[2 * *n] = i;
+                coord[2 * *n + 1] = j;
+                (*n)++;
+            }
+        }
+    return coord;
+}
+
+/* points and multi: the elements selected one by one (points, in reverse
+ * order) from every other int of the buffer. */
+static void write_points(hid_t ds, int d)
+{
+    hsize_t n = 0, *coord = owned(d, &n);
+    if (d == 6)
+        for (hsize_t k = 0; k < n / 2; k++)
+            for (int c = 0; c < 2; c++) {
+                hsize_t t = coord[2 * k + c];
+                coord[2 * k + c] = coord[2 * (n - 1 - k) + c];
+                coord[2 * (n - 1 - k) + c] = t;
+            }
+    int *buf = calloc(2 * n + 1, sizeof(int));
+    for (hsize_t k = 0; k < n; k++)
+        buf[2 * k] = value(d, coord[2 * k], coord[2 * k + 1]);
+    hsize_t mdim = 2 * n + 1, mstart = 0, mstride = 2;
+    hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &mdim, NULL);
+    hid_t x = xfer(H5FD_MPIO_COLLECTIVE);
+    if (d == 7)
+        H5Pset_dxpl_mpio_chunk_opt(x, H5FD_MPIO_CHUNK_MULTI_IO);
+    if (n == 0) {
+        H5Sselect_none(fs);
+        H5Sselect_none(ms);
+    } else if (d == 6) {
+        H5Sselect_elements(fs, H5S_SELECT_SET, (size_t)n, coord);
+        H5Sselect_hyperslab(ms, H5S_SELECT_SET, &mstart, &mstride, &n, NULL);
+    } else {
+        H5Sselect_none(fs);
+        for (hsize_t k = 0; k < n; k++) /* blocks: rows of 10 */
+            if (coord[2 * k + 1] % 10 == 0) {
+                hsize_t start[2] = {coord[2 * k], coord[2 * k + 1]}, count[2] = {1, 10};
+                H5Sselect_hyperslab(fs, H5S_SELECT_OR, start, NULL, count, NULL);
+            }
+        H5Sselect_hyperslab(ms, H5S_SELECT_SET, &mstart, &mstride, &n, NULL);
+    }
+    CHECK(H5Dwrite(ds, H5T_NATIVE_INT, ms, fs, x, buf) >= 0, "%s: H5Dwrite failed",
+          set_name[d]);
+    H5Pclose(x);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    free(buf);
+    free(coord);
+}
+
 static hid_t create_set(hid_t f, int d)
 {
     hsize_t dims[2] = {d == 5 ? N / 4 : N, M}, maxd[2] = {d == 5 ? H5S_UNLIMITED : N, M};
     hsize_t chunk[2] = {32, 64};
     hid_t sp = H5Screate_simple(2, dims, maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_obj_track_times(dcpl, 0);
-    if (d >= 2)
+    if (d >= 2 && d != 6)
         H5Pset_chunk(dcpl, 2, chunk);
     if (d == 4)
         H5Pset_deflate(dcpl, 1);
-    if (d < 2)
+    if (d < 2 || d == 6)
         H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
     hid_t ds = H5Dcreate2(f, set_name[d], H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(ds >= 0, "%s: H5Dcreate2 failed", set_name[d]);
@@ -137,6 +204,11 @@ static void write_file(hid_t f)
         hid_t ds = create_set(f, d);
         if (ds < 0)
             continue;
+        if (d >= 6) {
+            write_points(ds, d);
+            H5Dclose(ds);
+            continue;
+        }
         hid_t fs = H5Dget_space(ds);
         hsize_t lo, hi, one[2] = {1, 1};
         if (d == 1) { /* columns r, r + P, ... */

@@ -8,14 +8,20 @@
  *
  * Variables, NY x NX each (the record variables per record, NREC records
  * along the unlimited dimension), element (i, j) = value(v, rec, i, j):
- *   temp    double record variable; put_vara_all of each rank's block of
- *           rows, one record per call
+ *   temp    double record variable; one put_vara_all of each rank's
+ *           block of rows in every record, from every other double of
+ *           its buffer (the flexible API with a vector buftype)
  *   flux    float record variable; nonblocking iput_vara of every record,
  *           then one wait_all (PnetCDF turns them into one collective
  *           call with a filetype over all the records)
  *   level   int record variable; buffered bput_vara, then wait_all
+ *   depth   int record variable; put_varn_all of one subarray per record,
+ *           the records in reverse order
  *   grid    double; put_vars_all of the columns j = r mod P (strided)
  *   mask    short; independent data mode, put_vara of a block of rows
+ *   late    float; defined after the others were written (redef), with
+ *           an attribute large enough to move the data already in the
+ *           file; then put_vara_all of a block of rows
  * and a text attribute.
  *
  * Reading, every rank reads every variable whole (get_vara_all), grid
@@ -32,8 +38,10 @@
 #define NX 70
 #define NREC 4
 
-enum { TEMP, FLUX, LEVEL, GRID, MASK, NVARS };
-static const char *const var_name[NVARS] = {"temp", "flux", "level", "grid", "mask"};
+enum { TEMP, FLUX, LEVEL, DEPTH, GRID, MASK, LATE, NVARS };
+static const char *const var_name[NVARS] = {"temp", "flux", "level", "depth",
+                                            "grid", "mask", "late"};
+#define BIG_ATT 5000
 
 /* Every value is exact in each variable's type (mask: short). */
 static double value(int v, int rec, MPI_Offset i, MPI_Offset j)
@@ -61,8 +69,9 @@ static void write_file(int nc)
     NC_OK(ncmpi_def_dim(nc, "time", NC_UNLIMITED, &dims[0]));
     NC_OK(ncmpi_def_dim(nc, "y", NY, &dims[1]));
     NC_OK(ncmpi_def_dim(nc, "x", NX, &dims[2]));
-    static const nc_type types[NVARS] = {NC_DOUBLE, NC_FLOAT, NC_INT, NC_DOUBLE, NC_SHORT};
-    for (int k = 0; k < NVARS; k++)
+    static const nc_type types[NVARS] = {NC_DOUBLE, NC_FLOAT,  NC_INT,  NC_INT,
+                                         NC_DOUBLE, NC_SHORT, NC_FLOAT};
+    for (int k = 0; k < LATE; k++)
         NC_OK(ncmpi_def_var(nc, var_name[k], types[k], k < GRID ? 3 : 2, k < GRID ? dims : dims + 1,
                             &v[k]));
     NC_OK(ncmpi_put_att_text(nc, NC_GLOBAL, "title", 12, "resonio test"));
@@ -71,21 +80,28 @@ static void write_file(int nc)
     MPI_Offset lo, n;
     my_rows(&lo, &n);
     size_t cells = (size_t)(n * NX);
-    double *d = malloc(sizeof(double) * (cells ? cells : 1));
+    double *d = calloc(2 * NREC * cells + 1, sizeof(double));
     float *f = malloc(sizeof(float) * NREC * (cells ? cells : 1));
     int *l = malloc(sizeof(int) * NREC * (cells ? cells : 1));
+    int *dep = malloc(sizeof(int) * NREC * (cells ? cells : 1));
     int req[2 * NREC], st[2 * NREC];
     for (int rec = 0; rec < NREC; rec++) {
         MPI_Offset start[3] = {rec, lo, 0}, count[3] = {1, n, NX};
         for (size_t c = 0; c < cells; c++) {
             MPI_Offset i = lo + (MPI_Offset)c / NX, j = (MPI_Offset)c % NX;
-            d[c] = value(TEMP, rec, i, j);
+            d[2 * (rec * cells + c)] = value(TEMP, rec, i, j);
             f[rec * cells + c] = (float)value(FLUX, rec, i, j);
             l[rec * cells + c] = (int)value(LEVEL, rec, i, j);
+            dep[(NREC - 1 - rec) * cells + c] = (int)value(DEPTH, rec, i, j);
         }
-        NC_OK(ncmpi_put_vara_double_all(nc, v[TEMP], start, count, d));
         NC_OK(ncmpi_iput_vara_float(nc, v[FLUX], start, count, f + rec * cells, &req[rec]));
     }
+    MPI_Datatype every_other;
+    MPI_Type_vector((int)(NREC * cells), 1, 2, MPI_DOUBLE, &every_other);
+    MPI_Type_commit(&every_other);
+    MPI_Offset tstart[3] = {0, lo, 0}, tcount[3] = {NREC, n, NX};
+    NC_OK(ncmpi_put_vara_all(nc, v[TEMP], tstart, tcount, d, cells ? 1 : 0, every_other));
+    MPI_Type_free(&every_other);
     NC_OK(ncmpi_wait_all(nc, NREC, req, st));
     for (int k = 0; k < NREC; k++)
         NC_OK(st[k]);
@@ -98,6 +114,14 @@ static void write_file(int nc)
     for (int k = 0; k < NREC; k++)
         NC_OK(st[k]);
     NC_OK(ncmpi_buffer_detach(nc));
+    MPI_Offset vstart[NREC][3], vcount[NREC][3], *vs[NREC], *vc[NREC];
+    for (int k = 0; k < NREC; k++) {
+        vstart[k][0] = NREC - 1 - k, vstart[k][1] = lo, vstart[k][2] = 0;
+        vcount[k][0] = 1, vcount[k][1] = n, vcount[k][2] = NX;
+        vs[k] = vstart[k];
+        vc[k] = vcount[k];
+    }
+    NC_OK(ncmpi_put_varn_int_all(nc, v[DEPTH], NREC, vs, vc, dep));
 
     /* grid: columns r, r + P, ... of every row */
     MPI_Offset ncol = (NX - rt_rank + rt_nprocs - 1) / rt_nprocs;
@@ -116,6 +140,21 @@ static void write_file(int nc)
     if (n > 0)
         NC_OK(ncmpi_put_vara_short(nc, v[MASK], ms, mc, m));
     NC_OK(ncmpi_end_indep_data(nc));
+
+    /* a variable and a large attribute after the data: the data move */
+    char *att = malloc(BIG_ATT);
+    memset(att, 'z', BIG_ATT);
+    NC_OK(ncmpi_redef(nc));
+    NC_OK(ncmpi_put_att_text(nc, NC_GLOBAL, "big", BIG_ATT, att));
+    NC_OK(ncmpi_def_var(nc, var_name[LATE], types[LATE], 2, dims + 1, &v[LATE]));
+    NC_OK(ncmpi_enddef(nc));
+    float *lf = malloc(sizeof(float) * (cells ? cells : 1));
+    for (size_t c = 0; c < cells; c++)
+        lf[c] = (float)value(LATE, 0, lo + (MPI_Offset)c / NX, (MPI_Offset)c % NX);
+    NC_OK(ncmpi_put_vara_float_all(nc, v[LATE], ms, mc, lf));
+    free(att);
+    free(lf);
+    free(dep);
     free(d);
     free(f);
     free(l);
@@ -168,6 +207,9 @@ static void read_file(int nc)
     char title[13] = {0};
     NC_OK(ncmpi_get_att_text(nc, NC_GLOBAL, "title", title));
     CHECK(!strcmp(title, "resonio test"), "attribute title is '%s'", title);
+    MPI_Offset big = 0;
+    NC_OK(ncmpi_inq_attlen(nc, NC_GLOBAL, "big", &big));
+    CHECK(big == BIG_ATT, "attribute big has %lld bytes", (long long)big);
 }
 
 int main(int argc, char **argv)
