@@ -357,11 +357,12 @@ int rio_file_get_type_extent_c(rio_file *fh, MPI_Datatype datatype, MPI_Count *e
 
 /* ---- positions ------------------------------------------------------------- */
 
-/* The end of the file in stream bytes for a view whose regions overlap
- * (read-only files): ROMIO's rule, the position in the first region, in
- * stream order, that reaches size — the mapping is not monotonic, so the
- * bisection below could stop at any crossing.  The first tile whose last
- * byte reaches size holds it.  -1 when the walk cannot start. */
+/* The end of the file in stream bytes for a view whose mapping is not
+ * monotonic (regions that overlap, on read-only files, or tiles that do):
+ * ROMIO's rule, the position in the first region, in stream order, that
+ * reaches size — the bisection below could stop at any crossing.  The
+ * first tile whose last byte reaches size holds it.  -1 when the walk
+ * cannot start. */
 static MPI_Offset overlapping_eof(rio_file *fh, MPI_Offset size)
 {
     const struct rio_dtype_info *fi = rio__dtype_info(fh->filetype_dt);
@@ -387,7 +388,8 @@ static MPI_Offset overlapping_eof(rio_file *fh, MPI_Offset size)
 MPI_Offset rio__view_eof_etypes(rio_file *fh, MPI_Offset size)
 {
     const struct rio_dtype_info *fi = rio__dtype_info(fh->filetype_dt);
-    MPI_Offset pos = fh->view_overlaps ? overlapping_eof(fh, size) : -1;
+    int monotonic = rio__dtype_view_monotone(fh->filetype_dt, 0, 2 * (MPI_Offset)fi->size);
+    MPI_Offset pos = monotonic ? -1 : overlapping_eof(fh, size);
     if (pos >= 0)
         return (pos + fh->etype_size - 1) / fh->etype_size;
     /* The largest stream position whose byte lies below size, found by

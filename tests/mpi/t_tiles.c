@@ -21,7 +21,8 @@
  *                tiles, read_at_all of one tile (HDF5's call), and an
  *                independent read_at of two tiles from the middle of a
  *                tile; the last also into noncontiguous memory under
- *                each independent method the hint can force.
+ *                each independent method the hint can force.  Then a seek
+ *                to the end of the file.
  *   reread       bytes read twice: the filetype is one block of 2B bytes,
  *                extent B, on a file of known content; read_at_all and
  *                read_at of 3 tiles return tile k = file bytes
@@ -148,6 +149,17 @@ static void interleaved(const char *strategy)
         memset(got, 0, (size_t)n);
         if (RT_OK(rio_file_read_at(fh, 3 * B / 2, got, 4 * B, MPI_BYTE, &st)))
             check_read(got, 3 * B / 2, 4 * B, &st, "read_at across three tiles", strategy);
+        /* the end of the file: in the first block, in stream order, whose
+         * end reaches the size (ROMIO's rule) */
+        MPI_Offset at = -1, want = -1;
+        for (long long s = 0; want < 0; s += B) {
+            long long start = interleaved_off(rt_rank, s);
+            if (start + B >= len)
+                want = s + (len > start ? len - start : 0);
+        }
+        if (RT_OK(rio_file_seek(fh, 0, MPI_SEEK_END)) && RT_OK(rio_file_get_position(fh, &at)))
+            CHECK(at == want, "seek to the end (%s): position %lld, expected %lld", strategy,
+                  (long long)at, (long long)want);
     }
     if (fh)
         RT_OK(rio_file_close(&fh));
