@@ -23,7 +23,7 @@ program i_fortran
   character(len=4096) :: fname, arg
   character(len=MPI_MAX_INFO_KEY) :: key
   logical :: writing, resonio
-  integer :: have(2), lo(2)
+  integer :: have(2), lo(2), sums(1)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -115,7 +115,9 @@ program i_fortran
   call MPI_Type_free(ftype, ierr)
 
   if (errs > 0) print *, '[', rank, ']', errs, 'errors'
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  ! arrays, as in the allreduce above (the buffers' rank must not vary)
+  call MPI_Allreduce((/ errs /), sums, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  total = sums(1)
   if (rank == 0) then
     if (total == 0) then
       print '(a)', ' No Errors'
