@@ -57,9 +57,11 @@ void rio__indep_pairs_free(struct rio_pairs *c);
  * ext4: with 16 KiB here a read of 4 KiB regions at density 0.25 took
  * 0.86 ms against 0.36 ms with 4 KiB, per 2 MiB), so larger holes start
  * the next call.  Sieved reads of regions of RIO_INDEP_IOV_REGION bytes
- * and more go this way (sieve.c). */
+ * and more go this way, and those of RIO_INDEP_IOV_SMALL bytes and more
+ * whose mean hole is shorter than RIO_INDEP_HOLE_MAX (sieve.c). */
 #define RIO_INDEP_HOLE_MAX ((MPI_Offset)4 << 10)
 #define RIO_INDEP_IOV_REGION ((MPI_Offset)4096)
+#define RIO_INDEP_IOV_SMALL ((MPI_Offset)1024)
 int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, char *holes,
                           long long *reqs);
 int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c);

@@ -40,7 +40,7 @@ struct shape {
     long long size;
 };
 
-#define NFSHAPES 5
+#define NFSHAPES 7
 static struct shape fshapes[NFSHAPES], mshapes[4];
 static long long fnbytes[NFSHAPES];
 static char path[4200];
@@ -107,6 +107,24 @@ static void make_shapes(void)
     MPI_Type_free(&t);
     shape_done(s);
     fnbytes[4] = 2 * 15000 + 7001;
+
+    s = &fshapes[5]; /* regions of 1500, holes of 1500: sieved reads by preadv */
+    *s = (struct shape){.name = "kblocks", .n = 2, .displ = {0, 3000}, .len = {1500, 1500},
+                        .extent = 6000};
+    MPI_Type_vector(2, 1500, 3000, MPI_BYTE, &t);
+    MPI_Type_create_resized(t, 0, 6000, &s->type);
+    MPI_Type_free(&t);
+    shape_done(s);
+    fnbytes[5] = 20 * 3000 + 701;
+
+    s = &fshapes[6]; /* regions of 1500, holes of 6000: sieved reads by window */
+    *s = (struct shape){.name = "kblocks-apart", .n = 2, .displ = {0, 7500}, .len = {1500, 1500},
+                        .extent = 15000};
+    MPI_Type_vector(2, 1500, 7500, MPI_BYTE, &t);
+    MPI_Type_create_resized(t, 0, 15000, &s->type);
+    MPI_Type_free(&t);
+    shape_done(s);
+    fnbytes[6] = 8 * 3000 + 701;
 
     s = &mshapes[0];
     *s = (struct shape){.name = "mem-contig", .n = 1, .displ = {0}, .len = {1}, .extent = 1};
@@ -390,7 +408,7 @@ static void faults(void)
     };
     for (int meth = RIO_INDEP_CONTIG; meth <= RIO_INDEP_DTYPE; meth++) {
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-            for (int fs = 1; fs < NFSHAPES; fs += fs == 2 ? 2 : 1) { /* 1, 2, 4 */
+            for (int fs = 1; fs < NFSHAPES; fs += fs == 2 ? 2 : 1) { /* all but 0 and 3 */
                 struct run r;
                 memset(&r, 0, sizeof r);
                 r.method = (enum rio_indep_method)meth;
@@ -471,6 +489,31 @@ static void stats_and_wronly(void)
         CHECK(stats.req_sieve == 1 && stats.bytes_accessed == span,
               "pages read: %lld requests (want 1), %lld bytes accessed (want %lld)",
               stats.req_sieve, stats.bytes_accessed, span);
+        free(mem);
+    }
+
+    /* regions of 1500 bytes: one preadv over holes of 1500, whatever the
+     * window; over holes of 6000, windows (of 1000 bytes here: a read per
+     * region) */
+    for (int fs = 5; fs <= 6; fs++) {
+        struct run r;
+        struct rio_stats stats;
+        long long count;
+        memset(&stats, 0, sizeof stats);
+        unsigned char *mem = run_prepare(&r, RIO_INDEP_SIEVE, fs, 0, "", &count);
+        r.h.ind_rd_buffer_size = 1000;
+        MPI_Offset done;
+        long long span = map(&fshapes[fs], r.nbytes - 1) + 1;
+        CHECK(do_rw(&r, 0, mem, count, &done, &stats) == 0 && done == r.nbytes, "%s read",
+              fshapes[fs].name);
+        if (fs == 5)
+            CHECK(stats.req_sieve == 1 && stats.bytes_accessed == span,
+                  "%s read: %lld requests (want 1), %lld bytes accessed (want %lld)",
+                  fshapes[fs].name, stats.req_sieve, stats.bytes_accessed, span);
+        else
+            CHECK(stats.req_sieve > 1 && stats.bytes_accessed < span,
+                  "%s read: %lld requests (want windows), %lld bytes accessed (span %lld)",
+                  fshapes[fs].name, stats.req_sieve, stats.bytes_accessed, span);
         free(mem);
     }
 
