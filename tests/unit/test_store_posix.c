@@ -365,11 +365,70 @@ static void test_scratch(void)
     printf("ok - scratch buffers\n");
 }
 
+/* Buffered writes go at most 1 MiB per call (posix.c): the ops return
+ * short, and the full helpers complete every transfer regardless. */
+static void test_write_cap(void)
+{
+    char path[4200];
+    struct rio_store st;
+    struct rio_hints h;
+    const size_t cap = (size_t)1 << 20, len = 3 * cap + 4099;
+    unsigned char *buf = malloc(len);
+    size_t flen;
+
+    memset(&st, 0, sizeof st);
+    memset(&h, 0, sizeof h);
+    path_of(path, sizeof path, "cap");
+    unlink(path);
+    CHECK(buf && rio__store_open(&st, path, O_RDWR | O_CREAT, 0644, &h) == 0, "open");
+    fill(buf, len, 5);
+    CHECK(st.ops->pwrite(&st, buf, len, 0) == (ssize_t)cap, "one pwrite stops at 1 MiB");
+    struct iovec two[2] = {{buf, cap / 2}, {buf + cap / 2, cap}};
+    CHECK(st.ops->pwritev(&st, two, 2, 0) == (ssize_t)(cap / 2),
+          "pwritev takes the entries that fit in 1 MiB");
+    struct iovec big[2] = {{buf, 2 * cap}, {buf + 2 * cap, 10}};
+    CHECK(st.ops->pwritev(&st, big, 2, 0) == (ssize_t)cap,
+          "pwritev of a first entry over 1 MiB writes 1 MiB of it");
+    struct iovec small[3] = {{buf, 100}, {buf + 100, cap - 100}, {buf + cap, 1}};
+    CHECK(st.ops->pwritev(&st, small, 3, 0) == (ssize_t)cap, "entries up to exactly 1 MiB");
+
+    /* whole transfers: contiguous, vectored, and list I/O */
+    unlink(path);
+    rio__store_close(&st);
+    CHECK(rio__store_open(&st, path, O_RDWR | O_CREAT, 0644, &h) == 0, "reopen");
+    CHECK(rio__store_pwrite_full(&st, buf, len, 0) == 0, "pwrite_full over the cap");
+    struct iovec v[3] = {{buf + len - 1, 1}, {buf, 2 * cap + 7}, {buf + 5, cap}};
+    CHECK(rio__store_pwritev_full(&st, v, 3, len) == 0, "pwritev_full over the cap");
+    struct rio_region reg[2] = {{(MPI_Offset)(len + 3 * cap + 8) + 4096, (MPI_Offset)cap + 3},
+                                {(MPI_Offset)(len + 4 * cap + 11) + 4096, (MPI_Offset)(2 * cap)}};
+    struct iovec rm[2] = {{buf + 1, cap + 3}, {buf + 2, 2 * cap}};
+    CHECK(rio__store_write_list(&st, reg, rm, 2) == 0, "write_list over the cap");
+    unsigned char *f = slurp(path, &flen);
+    size_t at = len;
+    CHECK(f && flen == (size_t)(reg[1].off + reg[1].len), "file length %zu", flen);
+    CHECK(f && !memcmp(f, buf, len), "contiguous bytes");
+    CHECK(f && f[at] == buf[len - 1] && !memcmp(f + at + 1, buf, 2 * cap + 7) &&
+              !memcmp(f + at + 1 + 2 * cap + 7, buf + 5, cap),
+          "vectored bytes");
+    int zero = 1;
+    for (size_t i = (size_t)(len + 3 * cap + 8); f && i < (size_t)reg[0].off; i++)
+        zero &= f[i] == 0;
+    CHECK(f && zero && !memcmp(f + reg[0].off, buf + 1, cap + 3) &&
+              !memcmp(f + reg[1].off, buf + 2, 2 * cap),
+          "list bytes and the hole before them");
+    free(f);
+    rio__store_close(&st);
+    unlink(path);
+    free(buf);
+    printf("ok - buffered writes of at most 1 MiB per call\n");
+}
+
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "/tmp");
     test_find();
     test_basic();
+    test_write_cap();
     test_list(RIO_DISABLE);
     test_list(RIO_ENABLE);
     test_locks();
