@@ -876,6 +876,19 @@ static int tiny_region_writes(const struct rio_coll_call *c)
     return c->req->write && !c->req->st->ops->write_view && regions > 0 &&
            c->total / regions < TINY_WRITE;
 }
+/* Move the candidate named name to the front of cands, the others
+ * keeping their order; nothing when it is not among them. */
+static void to_front(const char **cands, int n, const char *name)
+{
+    for (int k = 1; k < n; k++)
+        if (!strcmp(cands[k], name)) {
+            const char *w = cands[k];
+            memmove(cands + 1, cands, sizeof *cands * (size_t)k);
+            cands[0] = w;
+            return;
+        }
+}
+
 static void first_candidate(const struct rio_coll_call *c, const char **cands, int n)
 {
     int single = 1;
@@ -889,14 +902,9 @@ static void first_candidate(const struct rio_coll_call *c, const char **cands, i
     int indep = !c->req->write || mean >= FIRST_INDEP_WRITE;
     const char *want = (c->nonoverlap && single) || indep      ? "independent"
                        : c->layout.known && c->layout.count > 1 ? "resonant"
+                       : rio__coll_every_rank_rule(c)           ? "every_rank"
                                                                 : "two_phase";
-    for (int k = 1; k < n; k++)
-        if (!strcmp(cands[k], want)) {
-            const char *w = cands[k];
-            memmove(cands + 1, cands, sizeof *cands * (size_t)k);
-            cands[0] = w;
-            return;
-        }
+    to_front(cands, n, want);
 }
 
 /* The selector's choice for a call whose summary is in: the applicable
@@ -928,17 +936,15 @@ static const char *select_auto(struct rio_coll_call *c, char *reason, size_t len
             continue; /* a storage call per few bytes: not worth one examined call */
         cands[ncand++] = order[k];
     }
-    /* Reads: every_rank ahead of two_phase, since a file of few calls
+    /* every_rank ahead of two_phase (first in order) for reads, and for
+     * writes where the fixed rules take it, since a file of few calls
      * (tile: 6, with 5 read candidates) examines only the first ones.
      * resonio-bench, 2 ranks, default suite: every_rank read faster than
      * two_phase in 23 of 24 cases (noncontig elmtcount=16 and 256, hpio,
      * flash, ecio, tile; MPICH and Open MPI; tmpfs and ext4), tile by
      * 1.7-1.8x, and within 1 % in the other (flash, MPICH, ext4). */
-    for (int k = 1; k < ncand && !req->write; k++)
-        if (!strcmp(cands[k], "every_rank") && !strcmp(cands[k - 1], "two_phase")) {
-            cands[k - 1] = cands[k];
-            cands[k] = "two_phase";
-        }
+    if (!req->write || rio__coll_every_rank_rule(c))
+        to_front(cands, ncand, "every_rank");
     first_candidate(c, cands, ncand);
     MPI_Offset regions = 0;
     for (int i = 0; i < c->nprocs; i++)

@@ -143,6 +143,10 @@ MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c);
 
 /* ---- strategy.c --------------------------------------------------------- */
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);
+/** 1 where the fixed rules take every_rank rather than two_phase: a node
+ *  holds several ranks and neither cb_nodes nor cb_config_list is set.
+ *  Local; the same on every rank (hints and node map are). */
+int rio__coll_every_rank_rule(const struct rio_coll_call *c);
 /** Ranks that aggregate by ROMIO's rules.  With cb_config_list: its
  *  entries in order over the nodes, at most cb_nodes, in the order taken
  *  (strategy.c); a list that names no aggregator is ignored and note (len

@@ -7,7 +7,8 @@
  * ranks whose requests are single regions in rank order write their own
  * data (unless romio_cb_write/romio_cb_read=enable force collective
  * buffering, as in ROMIO); a file with a striping layout goes to resonant;
- * anything else to two_phase.
+ * anything else to every_rank where a node holds several ranks and no
+ * hint chooses the aggregators, to two_phase otherwise.
  */
 #include "coll_int.h"
 
@@ -57,8 +58,25 @@ static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
         snprintf(p->reason, sizeof p->reason, "auto: striped file: resonant");
         return rio__strategy_resonant.plan(c, p);
     }
+    if (rio__coll_every_rank_rule(c)) {
+        snprintf(p->reason, sizeof p->reason, "auto: several ranks per node: every_rank");
+        return rio__strategy_every_rank.plan(c, p);
+    }
     snprintf(p->reason, sizeof p->reason, "auto: two_phase");
     return rio__strategy_two_phase.plan(c, p);
+}
+
+/*
+ * Where a node holds several ranks, ROMIO's one aggregator per node leaves
+ * the others idle while it receives, copies and writes the node's data;
+ * every_rank shares that work.  A hint that chooses the aggregators
+ * (cb_nodes, cb_config_list) keeps two_phase, which follows it as ROMIO
+ * does.
+ */
+int rio__coll_every_rank_rule(const struct rio_coll_call *c)
+{
+    const struct rio_hints *h = c->req->hints;
+    return c->nnodes < c->nprocs && h->cb_nodes <= 0 && !h->cb_config_list;
 }
 
 /* ---- plans --------------------------------------------------------------------------- */

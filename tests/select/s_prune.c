@@ -16,6 +16,15 @@
  * rank's request whole): the rules pick independent, so the examination
  * starts with it (call 1 ran independent, whatever the speeds).
  *
+ * File C: candidates two_phase, every_rank and independent, the pattern of
+ * file A: where the node holds several ranks (np >= 2 here, all on one
+ * machine) and no hint chooses the aggregators, the rules pick every_rank,
+ * so call 1 ran it; at np 1 every_rank is two_phase's plan and no
+ * candidate, and call 1 ran two_phase.
+ *
+ * File D: the same with cb_nodes=1: the hint chooses the aggregators and
+ * the rules keep two_phase, which follows it (call 1 ran two_phase).
+ *
  * Every rank holds the same state; the files are verified byte for byte.
  */
 #include "stest.h"
@@ -76,6 +85,24 @@ int main(int argc, char **argv)
         CHECK(!strcmp(f.ran[0], "independent"),
               "one region per rank in rank order: call 1 ran '%s', expected independent first",
               f.ran[0]);
+        st_close_verify(&f);
+    }
+    MPI_Info_free(&info);
+
+    info = rt_info("resonio_select_candidates", "two_phase,every_rank,independent",
+                   (char *)NULL);
+    const char *want = rt_nprocs > 1 ? "every_rank" : "two_phase";
+    if (st_open(&f, "prune_node", info)) {
+        st_call(&f, ST_N);
+        CHECK(!strcmp(f.ran[0], want), "%d ranks on one node, no cb_nodes: call 1 ran '%s', "
+              "expected %s first", rt_nprocs, f.ran[0], want);
+        st_close_verify(&f);
+    }
+    MPI_Info_set(info, "cb_nodes", "1");
+    if (st_open(&f, "prune_cbnodes", info)) {
+        st_call(&f, ST_N);
+        CHECK(!strcmp(f.ran[0], "two_phase"),
+              "cb_nodes=1: call 1 ran '%s', expected two_phase first", f.ran[0]);
         st_close_verify(&f);
     }
     MPI_Info_free(&info);
