@@ -79,6 +79,13 @@ int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
  *  in one loop, without the look-ahead.  For callers that merge anyway. */
 int rio__dtype_iter_runs(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
                          MPI_Offset *len, int nmax);
+/** The next regions as one strided run, of at most max_bytes together:
+ *  *n regions of *len bytes, the k-th at *off + k * *stride.  Whole blocks
+ *  of a vector leaf come together (*n > 1, *stride > *len: they neither
+ *  touch nor overlap); any other region comes alone (*n = 1, *stride =
+ *  *len), as iter_next hands it out.  Returns 1, or 0 at the end. */
+int rio__dtype_iter_strided(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
+                            MPI_Offset *len, MPI_Offset *stride, MPI_Count *n);
 /** Copy the next len stream bytes (fewer at the end of the stream)
  *  between the typed buffer (region offsets are relative to it) and the
  *  contiguous one: to_contig != 0 packs typed into contig, else unpacks.

@@ -286,6 +286,29 @@ int rio__dtype_iter_runs(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
     return k;
 }
 
+/* Contract in dtype.h. */
+int rio__dtype_iter_strided(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
+                            MPI_Offset *len, MPI_Offset *stride, MPI_Count *n)
+{
+    struct rio_dtype_frame *f = frames_of(it);
+    MPI_Count nb = vector_blocks(it, f, max_bytes, max_bytes);
+    if (nb > 1 && f[it->top].dl->stride > f[it->top].dl->blocklen) {
+        const struct rio_dl *d = f[it->top].dl;
+        *off = block_offset(f, it->top);
+        *len = d->blocklen;
+        *stride = d->stride;
+        *n = nb;
+        it->pos += nb * d->blocklen;
+        skip_blocks(it, f, nb);
+        return 1;
+    }
+    if (!rio__dtype_iter_next(it, max_bytes, off, len))
+        return 0;
+    *stride = *len;
+    *n = 1;
+    return 1;
+}
+
 /* Contract in dtype.h.  Whole blocks of a vector leaf are copied in one
  * tight loop without returning per region; everything else goes one raw
  * run at a time, and a run cut by len is left as the look-ahead region so
