@@ -308,15 +308,17 @@ int rio__coll_pairs_each(const struct rio_coll_call *c,
      * regions, taken from the file type a batch at a time */
     have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);
     while (have_m && mlen == left && left > 0 && !rc) {
-        MPI_Offset bo[RIO_COLL_PAIR_BATCH], bl[RIO_COLL_PAIR_BATCH];
-        int k = rio__dtype_iter_runs(&fi, left, bo, bl, RIO_COLL_PAIR_BATCH);
+        int k = 0;
+        MPI_Offset o, l, st;
+        MPI_Count cnt;
+        while (k < RIO_COLL_PAIR_BATCH && left > 0 &&
+               rio__dtype_iter_strided(&fi, left, &o, &l, &st, &cnt)) {
+            b[k++] = (struct rio_coll_pair){q->disp + o, l, (char *)q->buf + moff, cnt, st, l};
+            moff += l * cnt, mlen -= l * cnt, left -= l * cnt;
+        }
         if (!k) {
             rc = RIO_E_ARG;
             break;
-        }
-        for (int j = 0; j < k; j++) {
-            b[j] = (struct rio_coll_pair){q->disp + bo[j], bl[j], (char *)q->buf + moff};
-            moff += bl[j], mlen -= bl[j], left -= bl[j];
         }
         rc = fn(arg, b, k);
     }
@@ -330,7 +332,7 @@ int rio__coll_pairs_each(const struct rio_coll_call *c,
             break;
         }
         MPI_Offset len = RIO_MIN(RIO_MIN(mlen, flen), left);
-        b[n++] = (struct rio_coll_pair){q->disp + foff, len, (char *)q->buf + moff};
+        b[n++] = (struct rio_coll_pair){q->disp + foff, len, (char *)q->buf + moff, 1, len, len};
         moff += len, mlen -= len, foff += len, flen -= len, left -= len;
         if (n == RIO_COLL_PAIR_BATCH) {
             rc = fn(arg, b, n);

@@ -34,10 +34,14 @@
 
 #define RIO_COLL_NAME_LEN MPI_MAX_PROCESSOR_NAME
 
-/* A run of this rank's request, contiguous in the file and in memory. */
+/* Runs of this rank's request, each contiguous in the file and in
+ * memory: count runs of len bytes, the k-th at file offset foff + k *
+ * fstride and at mem + k * mstride.  count > 1 only with fstride > len
+ * (runs that neither touch nor overlap in the file, in ascending order). */
 struct rio_coll_pair {
     MPI_Offset foff, len;
     char *mem;
+    MPI_Offset count, fstride, mstride;
 };
 
 /* What every rank knows of rank i's request. */
@@ -128,9 +132,10 @@ struct rio_coll_strategy {
     int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
 };
 
-/** Hand this rank's own request to fn as pairs, runs contiguous in file
- *  and memory, in file order, in batches of at most RIO_COLL_PAIR_BATCH;
- *  pairs that touch may come separately.  Only the exchange walks them
+/** Hand this rank's own request to fn as pairs (strided runs, see struct
+ *  rio_coll_pair), in file order, in batches of at most
+ *  RIO_COLL_PAIR_BATCH; pairs that touch may come separately.  A vector
+ *  filetype's blocks over a contiguous buffer come as one pair.  Only the exchange walks them
  *  (the summary comes from view arithmetic), and no list of them is kept.
  *  Stops at fn's first nonzero return and returns it.  Local; RIO_E_ARG
  *  when the types end before the request's bytes, RIO_E_NOMEM. */

@@ -12,6 +12,15 @@
  * other, and there is no all-to-all, in any round.  Per-rank memory: the
  * rank's own pieces, one round buffer, and the metadata of one round.
  *
+ * Pieces of equal length at a fixed distance (a vector filetype's blocks)
+ * travel as one group, from the datatype iterator to the round buffer:
+ * cut once per domain and round, described by four metadata words (a
+ * single run by two), their coverage computed period by period when the
+ * ranks' groups interleave, and copied by strided loops.  A vector of ints spread over N ranks (the
+ * ECIO pattern) thus costs a few operations per aggregator and round plus
+ * one load and store per int, where piece by piece it cost the cutting,
+ * 16 bytes of metadata, a merge step and a copy call per int.
+ *
  * Data moves from and into user buffers through hindexed datatypes over
  * the pieces (no pack copy), and into the aggregator's round buffer at the
  * pieces' coordinates; pieces that follow each other in memory are one
@@ -42,9 +51,15 @@
 #define TAG_TOKEN 13
 #define LIST_BATCH 1024
 
+/* A group of this rank's pieces for one aggregator and round: count runs
+ * of len bytes, the k-th at coordinate coord + k * cstride and at memory
+ * mem + k * mstride, with cstride > len (count 1: one run, strides
+ * unused).  A vector of ints interleaved with other ranks' is one group
+ * per aggregator and round, not one piece per int. */
 struct piece {
     MPI_Offset coord, len;
     char *mem;
+    MPI_Offset count, cstride, mstride;
     int round;
 };
 
@@ -54,10 +69,11 @@ struct plist {
     MPI_Count first_cap;   /* capacity of the first allocation */
 };
 
-/* A piece received (or own) at an aggregator in one round: only the
- * coordinates it covers matter (see coverage). */
+/* A group of pieces received (or own) at an aggregator in one round:
+ * count runs of len bytes, stride apart from coord on.  Only the
+ * coordinates matter there. */
 struct rpiece {
-    MPI_Offset coord, len;
+    MPI_Offset coord, len, count, stride;
 };
 
 /* ---- domain arithmetic --------------------------------------------------------- */
@@ -261,12 +277,37 @@ static int agg_of(const struct rio_coll_call *c, const struct rio_coll_plan *p,
 
 /* ---- cutting the own request into pieces ---------------------------------------- */
 
-static int plist_add(struct plist *l, MPI_Offset coord, MPI_Offset len, char *mem, int round)
+/* Whether piece n continues piece q as the next members of its group:
+ * the same length, and each of n's members where q's next would be. */
+static int continues(const struct piece *q, const struct piece *n)
 {
-    if (l->n > 0) { /* extend the previous piece when both sides continue it */
+    if (q->count == 1) /* q becomes a group whose second member starts n */
+        return n->coord - q->coord > q->len &&
+               (n->count == 1 ||
+                (n->cstride == n->coord - q->coord && n->mstride == n->mem - q->mem));
+    return n->coord == q->coord + q->count * q->cstride &&
+           n->mem == q->mem + q->count * q->mstride &&
+           (n->count == 1 || (n->cstride == q->cstride && n->mstride == q->mstride));
+}
+
+/* Append piece n (a run or a group) to l: it extends the last piece when
+ * both are single runs that touch in coordinates and memory, or, with
+ * group set, the last piece's group when n continues it. */
+static int plist_add(struct plist *l, const struct piece *n, int group)
+{
+    if (l->n > 0) {
         struct piece *q = &l->v[l->n - 1];
-        if (q->round == round && q->coord + q->len == coord && q->mem + q->len == mem) {
-            q->len += len;
+        if (q->round == n->round && q->count == 1 && n->count == 1 &&
+            q->coord + q->len == n->coord && q->mem + q->len == n->mem) {
+            q->len += n->len;
+            return 0;
+        }
+        if (group && q->round == n->round && q->len == n->len && continues(q, n)) {
+            if (q->count == 1) {
+                q->cstride = n->coord - q->coord;
+                q->mstride = n->mem - q->mem;
+            }
+            q->count += n->count;
             return 0;
         }
     }
@@ -278,64 +319,108 @@ static int plist_add(struct plist *l, MPI_Offset coord, MPI_Offset len, char *me
         l->v = v;
         l->cap = cap;
     }
-    l->v[l->n++] = (struct piece){coord, len, mem, round};
+    l->v[l->n++] = *n;
     return 0;
 }
 
 /* Cutting state: where pieces go, and the last cut's window, file bytes
  * [wlo, whi) that lie in one aggregator's domain and round at a fixed
  * distance from their coordinates.  Pairs of a fine-grained request fall
- * in it one after the other and skip the lookup and the divisions. */
+ * in it one after the other and skip the lookup and the divisions; the
+ * members of a strided pair that lie whole in it go as one group. */
 struct cutter {
     const struct rio_coll_call *c;
     const struct rio_coll_plan *p;
     const struct lookup *lk;
     struct plist *lists;
+    int group;                /* pieces may form groups (the view is monotonic) */
     MPI_Offset wlo, whi, delta;
     int wa, wr;
 };
 
+/* Move t's window to the one holding file byte off. */
+static int window_at(struct cutter *t, MPI_Offset off)
+{
+    const struct rio_coll_call *c = t->c;
+    const struct rio_coll_plan *p = t->p;
+    int a = agg_of(c, p, t->lk, off);
+    if (a < 0) {
+        rio__err_detail("no aggregator holds file byte %lld", (long long)off);
+        return RIO_E_ARG;
+    }
+    const struct rio_coll_domain *d = &p->dom[a];
+    MPI_Offset x = rio__coll_coord(c, d, off);
+    if (x < 0) {
+        rio__err_detail("file byte %lld is outside its aggregator's domain", (long long)off);
+        return RIO_E_ARG;
+    }
+    int r = (int)((x - d->cbase) / p->round_bytes);
+    MPI_Offset n = d->cbase + (MPI_Offset)(r + 1) * p->round_bytes - x;
+    if (d->kind == RIO_DOM_TARGETS)
+        n = RIO_MIN(n, c->layout.unit - off % c->layout.unit);
+    else
+        n = RIO_MIN(n, d->end - off);
+    t->wlo = off;
+    t->whi = off + n;
+    t->delta = x - off;
+    t->wa = a;
+    t->wr = r;
+    return 0;
+}
+
+/* One run, cut where it leaves a window. */
+static int cut_run(struct cutter *t, MPI_Offset off, MPI_Offset left, char *mem)
+{
+    while (left > 0) {
+        if (off < t->wlo || off >= t->whi) {
+            int rc = window_at(t, off);
+            if (rc)
+                return rc;
+        }
+        MPI_Offset n = RIO_MIN(left, t->whi - off);
+        struct piece pc = {off + t->delta, n, mem, 1, 0, 0, t->wr};
+        int rc = plist_add(&t->lists[t->wa], &pc, t->group);
+        if (rc)
+            return rc;
+        off += n;
+        mem += n;
+        left -= n;
+    }
+    return 0;
+}
+
 static int cut_batch(void *arg, const struct rio_coll_pair *v, int npairs)
 {
     struct cutter *t = arg;
-    const struct rio_coll_call *c = t->c;
-    const struct rio_coll_plan *p = t->p;
     for (int k = 0; k < npairs; k++) {
-        MPI_Offset off = v[k].foff, left = v[k].len;
+        MPI_Offset off = v[k].foff, len = v[k].len, count = v[k].count;
         char *mem = v[k].mem;
-        while (left > 0) {
+        while (count > 0) {
+            int rc;
             if (off < t->wlo || off >= t->whi) {
-                int a = agg_of(c, p, t->lk, off);
-                if (a < 0) {
-                    rio__err_detail("no aggregator holds file byte %lld", (long long)off);
-                    return RIO_E_ARG;
-                }
-                const struct rio_coll_domain *d = &p->dom[a];
-                MPI_Offset x = rio__coll_coord(c, d, off);
-                if (x < 0) {
-                    rio__err_detail("file byte %lld is outside its aggregator's domain",
-                                    (long long)off);
-                    return RIO_E_ARG;
-                }
-                int r = (int)((x - d->cbase) / p->round_bytes);
-                MPI_Offset n = d->cbase + (MPI_Offset)(r + 1) * p->round_bytes - x;
-                if (d->kind == RIO_DOM_TARGETS)
-                    n = RIO_MIN(n, c->layout.unit - off % c->layout.unit);
-                else
-                    n = RIO_MIN(n, d->end - off);
-                t->wlo = off;
-                t->whi = off + n;
-                t->delta = x - off;
-                t->wa = a;
-                t->wr = r;
+                rc = window_at(t, off);
+                if (rc)
+                    return rc;
             }
-            MPI_Offset n = RIO_MIN(left, t->whi - off);
-            int rc = plist_add(&t->lists[t->wa], off + t->delta, n, mem, t->wr);
+            /* the members that lie whole in the window: one group */
+            MPI_Offset fit = 0;
+            if (t->group && count > 1 && off + len <= t->whi)
+                fit = RIO_MIN(count, (t->whi - off - len) / v[k].fstride + 1);
+            if (fit > 1) {
+                struct piece pc = {off + t->delta, len, mem, fit, v[k].fstride, v[k].mstride,
+                                   t->wr};
+                rc = plist_add(&t->lists[t->wa], &pc, 1);
+                off += fit * v[k].fstride;
+                mem += fit * v[k].mstride;
+                count -= fit;
+            } else {
+                rc = cut_run(t, off, len, mem);
+                off += v[k].fstride;
+                mem += v[k].mstride;
+                count--;
+            }
             if (rc)
                 return rc;
-            off += n;
-            mem += n;
-            left -= n;
         }
     }
     return 0;
@@ -354,7 +439,8 @@ static int cmp_piece(const void *x, const void *y)
 /* This rank's request cut into pieces, one list per aggregator, each in
  * file order: the pairs come in file order, except where the view's tiles
  * overlap and the request spans them (rio__dtype_view_monotone); such
- * lists are sorted by round and coordinate, which the rounds expect. */
+ * lists form no groups and are sorted by round and coordinate, which the
+ * rounds expect. */
 static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan *p,
                       const struct lookup *lk, struct plist *lists)
 {
@@ -365,9 +451,11 @@ static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan 
     MPI_Count share = rio__coll_pairs_guess(c) / p->naggs + 1;
     for (int a = 0; a < p->naggs; a++)
         lists[a].first_cap = share;
-    struct cutter t = {.c = c, .p = p, .lk = lk, .lists = lists};
+    int monotone = q->nbytes <= 0 ||
+                   rio__dtype_view_monotone(q->filetype, q->file_start, q->nbytes);
+    struct cutter t = {.c = c, .p = p, .lk = lk, .lists = lists, .group = monotone};
     int rc = rio__coll_pairs_each(c, cut_batch, &t);
-    if (!rc && q->nbytes > 0 && !rio__dtype_view_monotone(q->filetype, q->file_start, q->nbytes))
+    if (!rc && !monotone)
         for (int a = 0; a < p->naggs; a++)
             if (lists[a].n > 1)
                 qsort(lists[a].v, (size_t)lists[a].n, sizeof *lists[a].v, cmp_piece);
@@ -377,24 +465,53 @@ static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan 
 /* ---- messages --------------------------------------------------------------------- */
 
 /* The runs of one message, where they already are: a requester's pieces
- * (at their memory), or an aggregator's copy of a rank's metadata (at
- * origin plus each coordinate).  Nothing is copied out to address and
- * length arrays first. */
+ * (at their memory), or an aggregator's copy of a rank's pieces (at
+ * origin plus each coordinate), as groups (k: count runs, stride apart).
+ * Nothing is copied out to address and length arrays first. */
 struct runs {
-    const struct piece *pc;   /* run k: pc[k].mem, pc[k].len */
-    const MPI_Offset *meta;   /* or: origin + meta[2k], meta[2k + 1] long */
+    const struct piece *pc;   /* group k: pc[k].mem, len, count, mstride */
+    const struct rpiece *rp;  /* or: origin + rp[k].coord, len, count, stride */
     char *origin;
     MPI_Count n;
 };
 
 static inline char *run_at(const struct runs *r, MPI_Count k)
 {
-    return r->pc ? r->pc[k].mem : r->origin + r->meta[2 * k];
+    return r->pc ? r->pc[k].mem : r->origin + r->rp[k].coord;
 }
 
 static inline MPI_Offset run_len(const struct runs *r, MPI_Count k)
 {
-    return r->pc ? r->pc[k].len : r->meta[2 * k + 1];
+    return r->pc ? r->pc[k].len : r->rp[k].len;
+}
+
+static inline MPI_Offset run_count(const struct runs *r, MPI_Count k)
+{
+    return r->pc ? r->pc[k].count : r->rp[k].count;
+}
+
+static inline MPI_Offset run_stride(const struct runs *r, MPI_Count k)
+{
+    return r->pc ? r->pc[k].mstride : r->rp[k].stride;
+}
+
+/* One past the last byte of group k. */
+static inline char *run_end(const struct runs *r, MPI_Count k)
+{
+    return run_at(r, k) + (run_count(r, k) - 1) * run_stride(r, k) + run_len(r, k);
+}
+
+/* Copy the runs of r to (out = 0: from) the contiguous buffer buf. */
+static void runs_copy(const struct runs *r, char *buf, int out)
+{
+    for (MPI_Count k = 0; k < r->n; k++) {
+        MPI_Offset len = run_len(r, k), cnt = run_count(r, k), st = run_stride(r, k);
+        if (out)
+            rio__copy_strided(buf, len, run_at(r, k), st, len, cnt);
+        else
+            rio__copy_strided(run_at(r, k), st, buf, len, len, cnt);
+        buf += len * cnt;
+    }
 }
 
 /* A datatype over the runs at absolute addresses (relative to
@@ -407,31 +524,48 @@ struct dt_msg {
 
 static int make_msg(const struct runs *r, struct dt_msg *m)
 {
-    MPI_Count n = r->n;
+    MPI_Count n = r->n, runs = 0;
     m->type = MPI_DATATYPE_NULL;
-    if (n == 1 && run_len(r, 0) <= INT_MAX) {
+    for (MPI_Count k = 0; k < n; k++) {
+        if (run_len(r, k) > INT_MAX)
+            return RIO_E_OVERFLOW;
+        runs += run_count(r, k);
+    }
+    if (runs == 1) {
         m->addr = run_at(r, 0);
         m->count = (int)run_len(r, 0);
         return 0;
     }
-    if (n > INT_MAX)
+    if (n == 1) { /* one group: a vector */
+        if (run_count(r, 0) > INT_MAX)
+            return RIO_E_OVERFLOW;
+        m->addr = run_at(r, 0);
+        m->count = 1;
+        if (MPI_Type_create_hvector((int)run_count(r, 0), (int)run_len(r, 0),
+                                    (MPI_Aint)run_stride(r, 0), MPI_BYTE,
+                                    &m->type) != MPI_SUCCESS ||
+            MPI_Type_commit(&m->type) != MPI_SUCCESS)
+            return RIO_E_NOMEM;
+        return 0;
+    }
+    if (runs > INT_MAX)
         return RIO_E_OVERFLOW;
-    int *bl = rio__pool_alloc(sizeof(int) * (size_t)n);
-    MPI_Aint *dp = rio__pool_alloc(sizeof(MPI_Aint) * (size_t)n);
+    int *bl = rio__pool_alloc(sizeof(int) * (size_t)runs);
+    MPI_Aint *dp = rio__pool_alloc(sizeof(MPI_Aint) * (size_t)runs);
     int rc = 0;
     if (!bl || !dp) {
         rc = RIO_E_NOMEM;
         goto out;
     }
-    for (MPI_Count i = 0; i < n; i++) {
-        if (run_len(r, i) > INT_MAX) {
-            rc = RIO_E_OVERFLOW;
-            goto out;
+    MPI_Count i = 0;
+    for (MPI_Count k = 0; k < n; k++) {
+        char *at = run_at(r, k);
+        for (MPI_Offset j = 0; j < run_count(r, k); j++, i++, at += run_stride(r, k)) {
+            bl[i] = (int)run_len(r, k);
+            MPI_Get_address(at, &dp[i]);
         }
-        bl[i] = (int)run_len(r, i);
-        MPI_Get_address(run_at(r, i), &dp[i]);
     }
-    if (MPI_Type_create_hindexed((int)n, bl, dp, MPI_BYTE, &m->type) != MPI_SUCCESS ||
+    if (MPI_Type_create_hindexed((int)runs, bl, dp, MPI_BYTE, &m->type) != MPI_SUCCESS ||
         MPI_Type_commit(&m->type) != MPI_SUCCESS) {
         rc = RIO_E_NOMEM;
         goto out;
@@ -490,13 +624,7 @@ static void inflight_finish(struct inflight *f)
     for (int i = 0; i < f->nreq; i++)
         MPI_Wait(&f->req[i], MPI_STATUS_IGNORE);
     for (int j = 0; j < f->njobs; j++) {
-        const struct runs *r = &f->jobs[j].r;
-        const char *s = f->jobs[j].buf;
-        for (MPI_Count k = 0; k < r->n; k++) {
-            MPI_Offset len = run_len(r, k);
-            rio__copy_run(run_at(r, k), s, len);
-            s += len;
-        }
+        runs_copy(&f->jobs[j].r, f->jobs[j].buf, 0);
         rio__pool_free(f->jobs[j].buf);
     }
     f->njobs = 0;
@@ -524,24 +652,18 @@ static void inflight_free(struct inflight *f)
  */
 #define PACK_RUN 256
 
-/* Post the runs as one packed message: 1 when posted, 0 when they do not
- * qualify, negative on error. */
+/* Post the runs (nruns of them, tot bytes) as one packed message: 1 when
+ * posted, 0 when they do not qualify, negative on error. */
 static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
-                       const struct runs *r, MPI_Offset tot)
+                       const struct runs *r, MPI_Offset nruns, MPI_Offset tot)
 {
-    MPI_Count n = r->n;
-    if (n < 2 || tot / n > PACK_RUN || tot > INT_MAX)
+    if (nruns < 2 || tot / nruns > PACK_RUN || tot > INT_MAX)
         return 0;
     char *buf = rio__pool_alloc((size_t)(tot ? tot : 1));
     if (!buf)
         return RIO_E_NOMEM;
     if (send) {
-        char *d = buf;
-        for (MPI_Count k = 0; k < n; k++) {
-            MPI_Offset len = run_len(r, k);
-            rio__copy_run(d, run_at(r, k), len);
-            d += len;
-        }
+        runs_copy(r, buf, 1);
         f->bufs[f->nbufs++] = buf;
         MPI_Isend(buf, (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
     } else {
@@ -571,14 +693,17 @@ static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, cons
     int rc = inflight_reserve(f, 1);
     /* runs that follow each other in memory (a contiguous user buffer
      * whose bytes lie apart in the file) are one plain message */
-    MPI_Count n = r->n, k = 1;
-    MPI_Offset tot = n > 0 ? run_len(r, 0) : 0;
-    while (k < n && run_at(r, k - 1) + run_len(r, k - 1) == run_at(r, k))
-        tot += run_len(r, k++);
-    for (MPI_Count j = k; j < n; j++)
-        tot += run_len(r, j);
+    MPI_Count n = r->n;
+    MPI_Offset tot = 0, nruns = 0;
+    int plain = 1;
+    for (MPI_Count k = 0; k < n; k++) {
+        tot += run_len(r, k) * run_count(r, k);
+        nruns += run_count(r, k);
+        plain = plain && (run_count(r, k) == 1 || run_stride(r, k) == run_len(r, k)) &&
+                (k == 0 || run_end(r, k - 1) == run_at(r, k));
+    }
     *bytes = tot;
-    if (!rc && n > 1 && k == n && tot <= INT_MAX) {
+    if (!rc && nruns > 1 && plain && tot <= INT_MAX) {
         if (send)
             MPI_Isend(run_at(r, 0), (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
         else
@@ -586,7 +711,7 @@ static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, cons
         return 0;
     }
     if (!rc)
-        rc = post_packed(f, comm, send, peer, r, tot);
+        rc = post_packed(f, comm, send, peer, r, nruns, tot);
     if (rc)
         return rc < 0 ? rc : 0;
     rc = make_msg(r, &m);
@@ -630,8 +755,8 @@ struct engine {
     /* per round, per aggregator role of this rank */
     struct rpiece *rp;
     MPI_Count nrp, caprp;
-    MPI_Offset **metas;      /* per rank: its metadata of the round */
-    MPI_Count *nmeta, *run;  /* per rank: its pieces; where its run starts in rp */
+    struct rpiece **metas;   /* per rank: its groups of the round (decoded metadata) */
+    MPI_Count *nmeta, *run;  /* per rank: their count; where its run starts in rp */
     struct batch batch;      /* storage requests being built */
     size_t slot_bytes;       /* length of a role's round buffer */
     int drain;               /* nonzero (the cause): this rank only drains, see below */
@@ -787,6 +912,137 @@ static MPI_Count coverage(struct engine *e, MPI_Count mid, MPI_Offset *lo, MPI_O
     return n;
 }
 
+static int cmp_coord(const void *x, const void *y)
+{
+    const struct rpiece *a = x, *b = y;
+    return a->coord < b->coord ? -1 : a->coord > b->coord;
+}
+
+/* Append [s, t) to the n intervals of lo/hi, merged with the last when
+ * they touch (the caller hands them out in ascending order). */
+static void emit(MPI_Offset *lo, MPI_Offset *hi, MPI_Count *n, MPI_Offset s, MPI_Offset t)
+{
+    if (*n > 0 && s == hi[*n - 1]) {
+        hi[*n - 1] = t;
+        return;
+    }
+    lo[*n] = s;
+    hi[*n] = t;
+    (*n)++;
+}
+
+/*
+ * Coverage of a round whose groups interleave within one period: every
+ * group (count > 1) has the same stride S, their first runs lie in one
+ * period [c0, c0 + S) in ascending order without overlapping, and their
+ * counts are m or m - 1 with the m's first (a domain or round boundary
+ * cuts the last period) — the ints of ECIO's N ranks, noncontig's
+ * columns.  Their runs then never overlap and repeat the first period's
+ * intervals S apart, so the coverage follows from the groups: one
+ * interval when the first period is covered whole, else the period's
+ * intervals m times, without sorting or merging runs.  Single runs (a run
+ * cut at a boundary) may lie before or after the groups.  Returns the
+ * intervals' count, with *lo, *hi rio__pool_alloc'ed; -1 when the round is
+ * not of this shape or memory is short (coverage then goes run by run).
+ */
+static MPI_Count periodic_coverage(const struct engine *e, MPI_Offset **plo, MPI_Offset **phi)
+{
+    const struct rpiece *v = e->rp;
+    MPI_Count ng = 0, ns = 0, runs = 0, n = -1;
+    for (MPI_Count k = 0; k < e->nrp; k++) {
+        ng += v[k].count > 1;
+        runs += v[k].count;
+    }
+    if (ng == 0)
+        return -1;
+    struct rpiece *g = rio__pool_alloc(sizeof *g * (size_t)e->nrp), *sg = g + ng;
+    if (!g)
+        return -1;
+    MPI_Count gk = 0;
+    for (MPI_Count k = 0; k < e->nrp; k++) {
+        if (v[k].count > 1)
+            g[gk++] = v[k];
+        else
+            sg[ns++] = v[k];
+    }
+    qsort(g, (size_t)ng, sizeof *g, cmp_coord);
+    qsort(sg, (size_t)ns, sizeof *sg, cmp_coord);
+    MPI_Offset S = g[0].stride, c0 = g[0].coord, m = g[0].count, end = 0;
+    int tiles = 1;
+    for (MPI_Count k = 0; k < ng; k++) {
+        MPI_Offset next = k + 1 < ng ? g[k + 1].coord : c0 + S;
+        if (g[k].stride != S || g[k].coord + g[k].len > next ||
+            (g[k].count != m && g[k].count != m - 1) || (k > 0 && g[k].count > g[k - 1].count))
+            goto out;
+        tiles = tiles && g[k].coord + g[k].len == next;
+        end = RIO_MAX(end, g[k].coord + (g[k].count - 1) * S + g[k].len);
+    }
+    for (MPI_Count k = 0; k < ns; k++)
+        if ((sg[k].coord + sg[k].len > c0 && sg[k].coord < end) ||
+            (k > 0 && sg[k - 1].coord + sg[k - 1].len > sg[k].coord))
+            goto out;
+    MPI_Count cap = (tiles ? 1 : runs) + ns;
+    MPI_Offset *lo = rio__pool_alloc(sizeof *lo * (size_t)cap);
+    MPI_Offset *hi = rio__pool_alloc(sizeof *hi * (size_t)cap);
+    if (!lo || !hi) {
+        rio__pool_free(lo);
+        rio__pool_free(hi);
+        goto out;
+    }
+    MPI_Count k = 0;
+    n = 0;
+    for (; k < ns && sg[k].coord < c0; k++)
+        emit(lo, hi, &n, sg[k].coord, sg[k].coord + sg[k].len);
+    if (tiles)
+        emit(lo, hi, &n, c0, end);
+    else
+        for (MPI_Offset q = 0; q < m; q++)
+            for (MPI_Count j = 0; j < ng && q < g[j].count; j++)
+                emit(lo, hi, &n, g[j].coord + q * S, g[j].coord + q * S + g[j].len);
+    for (; k < ns; k++)
+        emit(lo, hi, &n, sg[k].coord, sg[k].coord + sg[k].len);
+    *plo = lo;
+    *phi = hi;
+out:
+    rio__pool_free(g);
+    return n;
+}
+
+/* Turn e->rp's groups into single runs, in place (the array grows to
+ * hold them), and run[0..nrun] into the runs' positions.  Errors:
+ * RIO_E_NOMEM. */
+static int expand_groups(struct engine *e, MPI_Count *run, int nrun)
+{
+    MPI_Count total = 0;
+    for (MPI_Count k = 0; k < e->nrp; k++)
+        total += e->rp[k].count;
+    if (total == e->nrp)
+        return 0;
+    if (total > e->caprp) {
+        struct rpiece *v = rio__pool_realloc(e->rp, sizeof *v * (size_t)total);
+        if (!v)
+            return RIO_E_NOMEM;
+        e->rp = v;
+        e->caprp = total;
+    }
+    /* from the back: group k's runs land at or after position k, so no
+     * group is overwritten before it is read */
+    MPI_Count to = total, old_end = run[nrun];
+    for (int i = nrun - 1; i >= 0; i--) {
+        MPI_Count old_start = run[i];
+        run[i + 1] = to;
+        for (MPI_Count k = old_end - 1; k >= old_start; k--) {
+            struct rpiece q = e->rp[k];
+            for (MPI_Offset j = q.count - 1; j >= 0; j--)
+                e->rp[--to] = (struct rpiece){q.coord + j * q.stride, q.len, 1, 0};
+        }
+        old_end = old_start;
+    }
+    run[0] = to;
+    e->nrp = total;
+    return 0;
+}
+
 static int batch_flush(struct rio_store *st, int write, struct batch *b)
 {
     int rc = 0;
@@ -903,6 +1159,101 @@ static int senders(const struct engine *e)
     return n;
 }
 
+/*
+ * Metadata on the wire: a requester's groups of one round in order, a
+ * single run as (coord, len) and a group as (coord, -len, count, stride),
+ * so that fine-grained requests that form no groups send two words a run
+ * as before.  An odd word count is DRAIN_META.
+ */
+static MPI_Count meta_encode(const struct piece *v, MPI_Count n, MPI_Offset *w)
+{
+    MPI_Count k = 0;
+    for (MPI_Count j = 0; j < n; j++) {
+        w[k++] = v[j].coord;
+        if (v[j].count == 1) {
+            w[k++] = v[j].len;
+        } else {
+            w[k++] = -v[j].len;
+            w[k++] = v[j].count;
+            w[k++] = v[j].cstride;
+        }
+    }
+    return k;
+}
+
+/* The groups of nw metadata words, into a rio__pool_alloc'ed array
+ * (*out, NULL when there are none); returns their count or RIO_E_NOMEM. */
+static MPI_Count meta_decode(const MPI_Offset *w, MPI_Count nw, struct rpiece **out)
+{
+    MPI_Count n = 0;
+    *out = NULL;
+    for (MPI_Count k = 0; k + 1 < nw; k += w[k + 1] < 0 ? 4 : 2)
+        n++;
+    if (n == 0)
+        return 0;
+    struct rpiece *v = rio__pool_alloc(sizeof *v * (size_t)n);
+    if (!v)
+        return RIO_E_NOMEM;
+    n = 0;
+    for (MPI_Count k = 0; k + 1 < nw; n++) {
+        if (w[k + 1] >= 0) {
+            v[n] = (struct rpiece){w[k], w[k + 1], 1, 0};
+            k += 2;
+        } else {
+            v[n] = (struct rpiece){w[k], -w[k + 1], w[k + 2], w[k + 3]};
+            k += 4;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+/* The metadata of rank i for this round into e->metas[i], e->nmeta[i].
+ * nmeta[i] is nonzero exactly when i sends data (it does unless it drains
+ * or has no pieces); when this rank drains, metas[i] stays NULL. */
+static void take_meta(struct engine *e, int a, int i)
+{
+    MPI_Status st;
+    int cnt = 0;
+    MPI_Probe(i, TAG_META, e->comm, &st);
+    MPI_Get_count(&st, MPI_OFFSET, &cnt);
+    MPI_Offset *w = NULL;
+    e->nmeta[i] = cnt > 0 && cnt % 2 == 0; /* odd: i drains and sends no data */
+    if (!e->drain && e->nmeta[i]) {
+        w = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(cnt ? cnt : 1));
+        if (!w)
+            go_drain(e, RIO_E_NOMEM);
+    }
+    if (!w) {
+        drain_recv(e, a, i, TAG_META, (MPI_Offset)cnt * (MPI_Offset)sizeof(MPI_Offset));
+        return;
+    }
+    MPI_Recv(w, cnt, MPI_OFFSET, i, TAG_META, e->comm, MPI_STATUS_IGNORE);
+    MPI_Count n = meta_decode(w, cnt, &e->metas[i]);
+    rio__pool_free(w);
+    if (n > 0)
+        e->nmeta[i] = n;
+    else
+        go_drain(e, RIO_E_NOMEM);
+}
+
+/* Copy this rank's own groups [first, first + n) for role a between
+ * memory and the round buffer buf (coordinate wbase at its start). */
+static void own_copy(struct engine *e, int a, MPI_Count first, MPI_Count n, char *buf,
+                     MPI_Offset wbase)
+{
+    int write = e->c->req->write;
+    for (MPI_Count k = 0; k < n; k++) {
+        const struct piece *q = &e->mine[a].v[first + k];
+        char *b = buf + (q->coord - wbase);
+        if (write)
+            rio__copy_strided(b, q->cstride, q->mem, q->mstride, q->len, q->count);
+        else
+            rio__copy_strided(q->mem, q->mstride, b, q->cstride, q->len, q->count);
+        e->c->copies += q->len * q->count;
+    }
+}
+
 /* One aggregator role a of this rank in round r.  Failures set e->drain
  * (memory) or e->err (storage); the round's messages are taken either way. */
 static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
@@ -913,7 +1264,7 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     int write = c->req->write, overlap = 0;
     char *cbuf = e->buf_of[a];
     MPI_Offset wbase = d->cbase + (MPI_Offset)r * p->round_bytes;
-    MPI_Offset **metas = e->metas;
+    struct rpiece **metas = e->metas;
     MPI_Count *nmeta = e->nmeta, *run = e->run;
     MPI_Offset *lo = NULL, *hi = NULL;
     MPI_Count own_first = 0, own_n = 0, ncov = 0;
@@ -931,26 +1282,12 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         if (i == c->rank) {
             my_slice(e, a, r, &own_first, &own_n);
             total += own_n;
-            continue;
+        } else {
+            take_meta(e, a, i);
+            total += nmeta[i];
         }
-        MPI_Status s;
-        int cnt = 0;
-        MPI_Probe(i, TAG_META, e->comm, &s);
-        MPI_Get_count(&s, MPI_OFFSET, &cnt);
-        nmeta[i] = cnt % 2 ? 0 : cnt / 2; /* odd: i drains and sends no data */
-        if (!e->drain) {
-            metas[i] = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(cnt ? cnt : 1));
-            if (!metas[i])
-                go_drain(e, RIO_E_NOMEM);
-        }
-        if (!metas[i]) {
-            drain_recv(e, a, i, TAG_META, (MPI_Offset)cnt * (MPI_Offset)sizeof(MPI_Offset));
-            continue;
-        }
-        MPI_Recv(metas[i], cnt, MPI_OFFSET, i, TAG_META, e->comm, MPI_STATUS_IGNORE);
-        total += nmeta[i];
     }
-    /* the round's pieces, one run per rank taking part, in one array sized
+    /* the round's groups, one run per rank taking part, in one array sized
      * once (growing it piece by piece copied it a dozen times a call) */
     if (!e->drain && total > e->caprp) {
         struct rpiece *v = rio__pool_realloc(e->rp, sizeof *v * (size_t)total);
@@ -970,24 +1307,27 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         if (i == c->rank) {
             for (MPI_Count k = 0; k < own_n; k++) {
                 const struct piece *q = &e->mine[a].v[own_first + k];
-                e->rp[e->nrp++] = (struct rpiece){q->coord, q->len};
+                e->rp[e->nrp++] = (struct rpiece){q->coord, q->len, q->count, q->cstride};
             }
-        } else if (metas[i]) {
+        } else {
             for (MPI_Count k = 0; k < nmeta[i]; k++)
-                e->rp[e->nrp++] = (struct rpiece){metas[i][2 * k], metas[i][2 * k + 1]};
+                e->rp[e->nrp++] = metas[i][k];
         }
     }
     run[nrun] = e->nrp;
-    if (!e->drain) {
-        MPI_Count mid = e->nrp;
-        if (e->nrp > 1) /* an empty round has no array at all */
-            mid = sort_pieces(e, run, nrun);
-        lo = rio__pool_alloc(sizeof *lo * (size_t)(e->nrp + 1));
-        hi = rio__pool_alloc(sizeof *hi * (size_t)(e->nrp + 1));
-        if (!lo || !hi)
-            go_drain(e, RIO_E_NOMEM);
-        else
-            ncov = coverage(e, mid, lo, hi, &overlap);
+    if (!e->drain && e->nrp > 0) { /* an empty round has no array at all */
+        ncov = periodic_coverage(e, &lo, &hi);
+        if (ncov < 0) {
+            int xrc = expand_groups(e, run, nrun);
+            MPI_Count mid = xrc || e->nrp < 2 ? e->nrp : sort_pieces(e, run, nrun);
+            lo = xrc ? NULL : rio__pool_alloc(sizeof *lo * (size_t)(e->nrp + 1));
+            hi = xrc ? NULL : rio__pool_alloc(sizeof *hi * (size_t)(e->nrp + 1));
+            ncov = 0;
+            if (!lo || !hi)
+                go_drain(e, RIO_E_NOMEM);
+            else
+                ncov = coverage(e, mid, lo, hi, &overlap);
+        }
     }
     int rmw = write && !e->drain && round_rmw(p->rmw, lo, hi, ncov);
 
@@ -1009,19 +1349,12 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
          * too when a single rank sends: its message lands on this rank's
          * copy, so every overlapped byte holds one writer's value, and no
          * two pending receives share memory. */
-        for (MPI_Count k = 0; k < own_n && !e->drain; k++) {
-            const struct piece *q = &e->mine[a].v[own_first + k];
-            char *b = cbuf + (q->coord - wbase);
-            if (write)
-                rio__copy_run(b, q->mem, q->len);
-            else
-                rio__copy_run(q->mem, b, q->len);
-            c->copies += q->len;
-        }
+        if (!e->drain)
+            own_copy(e, a, own_first, own_n, cbuf, wbase);
         for (int i = 0; i < c->nprocs; i++) {
             if (i == c->rank || !nmeta[i] || (e->shm && e->node_rank[i] >= 0))
                 continue; /* with shm, ranks of this node copy themselves */
-            struct runs rr = {.meta = metas[i], .origin = cbuf - wbase, .n = nmeta[i]};
+            struct runs rr = {.rp = metas[i], .origin = cbuf - wbase, .n = nmeta[i]};
             MPI_Offset bytes;
             int prc = e->drain ? e->drain : post_runs(f, e->comm, !write, i, &rr, &bytes);
             if (prc) {
@@ -1042,7 +1375,7 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
                 continue; /* with shm, ranks of this node have copied already */
             MPI_Offset tot = 0;
             for (MPI_Count k = 0; k < nmeta[i]; k++)
-                tot += metas[i][2 * k + 1];
+                tot += metas[i][k].len * metas[i][k].count;
             if (tot > INT_MAX)
                 go_drain(e, RIO_E_OVERFLOW);
             if (!e->drain) {
@@ -1060,19 +1393,12 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         inflight_finish(f);
         for (int i = 0; i < c->nprocs && stage; i++) {
             if (i == c->rank && !e->drain) {
-                for (MPI_Count k = 0; k < own_n; k++) {
-                    const struct piece *q = &e->mine[a].v[own_first + k];
-                    rio__copy_run(cbuf + (q->coord - wbase), q->mem, q->len);
-                    c->copies += q->len;
-                }
+                own_copy(e, a, own_first, own_n, cbuf, wbase);
             } else if (stage[i] && !e->drain) {
-                char *s = stage[i];
-                for (MPI_Count k = 0; k < nmeta[i]; k++) {
-                    MPI_Offset len = metas[i][2 * k + 1];
-                    rio__copy_run(cbuf + (metas[i][2 * k] - wbase), s, len);
-                    s += len;
-                    c->copies += len;
-                }
+                struct runs rr = {.rp = metas[i], .origin = cbuf - wbase, .n = nmeta[i]};
+                runs_copy(&rr, stage[i], 0);
+                for (MPI_Count k = 0; k < nmeta[i]; k++)
+                    c->copies += metas[i][k].len * metas[i][k].count;
             }
             rio__pool_free(stage[i]);
         }
@@ -1129,7 +1455,7 @@ static void request_round(struct engine *e, int r, struct inflight *f)
         MPI_Offset *meta = NULL;
         int rc = e->drain ? e->drain : inflight_reserve(f, 2); /* slots made before the rounds */
         if (!rc) {
-            meta = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(2 * n + 1));
+            meta = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(4 * n + 1));
             rc = meta ? 0 : RIO_E_NOMEM;
         }
         MPI_Offset bytes = 0;
@@ -1147,12 +1473,9 @@ static void request_round(struct engine *e, int r, struct inflight *f)
             continue;
         }
         f->bufs[f->nbufs++] = meta;
-        for (MPI_Count k = 0; k < n; k++) {
-            meta[2 * k] = e->mine[a].v[first + k].coord;
-            meta[2 * k + 1] = e->mine[a].v[first + k].len;
-        }
+        MPI_Count nw = meta_encode(e->mine[a].v + first, n, meta);
         c->exchanged += bytes;
-        MPI_Isend(meta, (int)(2 * n), MPI_OFFSET, ag, TAG_META, e->comm, &f->req[f->nreq++]);
+        MPI_Isend(meta, (int)nw, MPI_OFFSET, ag, TAG_META, e->comm, &f->req[f->nreq++]);
     }
 }
 
@@ -1172,15 +1495,7 @@ static void shm_copies(struct engine *e, int r)
         if (ag == c->rank || e->node_rank[ag] < 0 || !takes_part(c, p, c->rank, a, r))
             continue;
         MPI_Offset wbase = p->dom[a].cbase + (MPI_Offset)r * p->round_bytes;
-        for (MPI_Count k = 0; k < e->sl_n[a]; k++) {
-            const struct piece *q = &e->mine[a].v[e->sl_first[a] + k];
-            char *b = e->buf_of[a] + (q->coord - wbase);
-            if (c->req->write)
-                rio__copy_run(b, q->mem, q->len);
-            else
-                rio__copy_run(q->mem, b, q->len);
-            c->copies += q->len;
-        }
+        own_copy(e, a, e->sl_first[a], e->sl_n[a], e->buf_of[a], wbase);
     }
     MPI_Barrier(node);
 }
