@@ -955,9 +955,10 @@ static MPI_Count periodic_coverage(const struct engine *e, MPI_Offset **plo, MPI
     }
     if (ng == 0)
         return -1;
-    struct rpiece *g = rio__pool_alloc(sizeof *g * (size_t)e->nrp), *sg = g + ng;
+    struct rpiece *g = rio__pool_alloc(sizeof *g * (size_t)e->nrp);
     if (!g)
         return -1;
+    struct rpiece *sg = g + ng;
     MPI_Count gk = 0;
     for (MPI_Count k = 0; k < e->nrp; k++) {
         if (v[k].count > 1)
