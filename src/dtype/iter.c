@@ -336,11 +336,9 @@ MPI_Offset rio__dtype_iter_copy(struct rio_dtype_iter *it, char *typed, char *co
             MPI_Count bl = d->blocklen;
             char *t = typed + block_offset(f, it->top), *c = contig + done;
             if (to_contig)
-                for (MPI_Count i = 0; i < nb; i++, t += d->stride, c += bl)
-                    rio__copy_run(c, t, bl);
+                rio__copy_strided(c, bl, t, d->stride, bl, nb);
             else
-                for (MPI_Count i = 0; i < nb; i++, t += d->stride, c += bl)
-                    rio__copy_run(t, c, bl);
+                rio__copy_strided(t, d->stride, c, bl, bl, nb);
             done += nb * bl;
             skip_blocks(it, f, nb);
             continue;
