@@ -175,7 +175,41 @@ int rio__coll_dom_targets(struct rio_coll_domain *d, const int *targets, int n, 
 /** Bytes rank i requests on target t (needs c->tbytes). */
 MPI_Offset rio__coll_tbytes(const struct rio_coll_call *c, int i, int t);
 
-/* ---- domain arithmetic (exchange.c) ---------------------------------------- */
+/* ---- pieces (pieces.c) ------------------------------------------------------ */
+/* A group of this rank's pieces for one aggregator and round: count runs
+ * of len bytes, the k-th at coordinate coord + k * cstride and at memory
+ * mem + k * mstride, with cstride > len (count 1: one run, strides
+ * unused).  A vector of ints interleaved with other ranks' is one group
+ * per aggregator and round, not one piece per int. */
+struct rio_coll_piece {
+    MPI_Offset coord, len;
+    char *mem;
+    MPI_Offset count, cstride, mstride;
+    int round;
+};
+
+/* One aggregator's pieces from this rank, in round and coordinate order. */
+struct rio_coll_plist {
+    struct rio_coll_piece *v; /* rio__pool_alloc'ed; the caller frees it */
+    MPI_Count n, cap, pos;    /* pos: first piece not yet handed out (exchange.c) */
+    MPI_Count first_cap;      /* capacity of the first allocation */
+};
+
+/** This rank's request (unless p bypasses it) cut into pieces, appended to
+ *  lists[a] for each aggregator a of p (naggs lists, zeroed): pieces
+ *  ordered by round and coordinate, groups where the view is monotonic.
+ *  The domains' coordinate ranges must be set (rio__coll_domain_coords).
+ *  Local.  Errors: RIO_E_NOMEM; RIO_E_ARG when a byte has no aggregator or
+ *  the types end early. */
+int rio__coll_cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan *p,
+                         struct rio_coll_plist *lists);
+/** Set d's coordinate range [cbase, cend) from its file range. */
+void rio__coll_domain_coords(const struct rio_coll_call *c, struct rio_coll_domain *d);
+/** Whether rank i takes part with aggregator a in round r: its extent
+ *  meets the round's file span (and its node is the domain's, for node
+ *  domains), computed from the summary alone, the same on every rank. */
+int rio__coll_takes_part(const struct rio_coll_call *c, const struct rio_coll_plan *p, int i,
+                         int a, int r);
 /** Coordinate of file byte off in d, or -1 when off is not d's. */
 MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_domain *d,
                            MPI_Offset off);

@@ -1,25 +1,26 @@
 /*
- * exchange.c — aggregation: pieces, rounds, exchange, aggregator I/O.
+ * exchange.c — aggregation: rounds, exchange, aggregator I/O.
  *
  * Each rank cuts its own request (the pairs of coll.c, in file order) into
- * pieces: runs that belong to one aggregator's domain and one round.  Every
- * rank can compute, from the summary alone, which (aggregator, round)
- * pairs each rank takes part in — its extent meets the round's file span —
- * so per round a requester sends each aggregator it takes part with one
- * metadata message (coordinates and lengths of its pieces, possibly none)
- * and one data message, and the aggregator knows exactly whom to expect.
- * Nothing is exchanged between ranks that have nothing to do with each
- * other, and there is no all-to-all, in any round.  Per-rank memory: the
- * rank's own pieces, one round buffer, and the metadata of one round.
+ * pieces: runs that belong to one aggregator's domain and one round
+ * (pieces.c).  Every rank can compute, from the summary alone, which
+ * (aggregator, round) pairs each rank takes part in — its extent meets the
+ * round's file span — so per round a requester sends each aggregator it
+ * takes part with one metadata message (coordinates and lengths of its
+ * pieces, possibly none) and one data message, and the aggregator knows
+ * exactly whom to expect.  Nothing is exchanged between ranks that have
+ * nothing to do with each other, and there is no all-to-all, in any round.
+ * Per-rank memory: the rank's own pieces, one round buffer, and the
+ * metadata of one round.
  *
  * Pieces of equal length at a fixed distance (a vector filetype's blocks)
- * travel as one group, from the datatype iterator to the round buffer:
- * cut once per domain and round, described by four metadata words (a
- * single run by two), their coverage computed period by period when the
- * ranks' groups interleave, and copied by strided loops.  A vector of ints spread over N ranks (the
- * ECIO pattern) thus costs a few operations per aggregator and round plus
- * one load and store per int, where piece by piece it cost the cutting,
- * 16 bytes of metadata, a merge step and a copy call per int.
+ * travel as one group, from the datatype iterator to the round buffer: cut
+ * once per domain and round, described by four metadata words (a single run
+ * by two), their coverage computed period by period when the ranks' groups
+ * interleave, and copied by strided loops.  A vector of ints spread over N
+ * ranks (the ECIO pattern) thus costs a few operations per aggregator and
+ * round plus one load and store per int, where piece by piece it cost the
+ * cutting, 16 bytes of metadata, a merge step and a copy call per int.
  *
  * Data moves from and into user buffers through hindexed datatypes over
  * the pieces (no pack copy), and into the aggregator's round buffer at the
@@ -51,416 +52,12 @@
 #define TAG_TOKEN 13
 #define LIST_BATCH 1024
 
-/* A group of this rank's pieces for one aggregator and round: count runs
- * of len bytes, the k-th at coordinate coord + k * cstride and at memory
- * mem + k * mstride, with cstride > len (count 1: one run, strides
- * unused).  A vector of ints interleaved with other ranks' is one group
- * per aggregator and round, not one piece per int. */
-struct piece {
-    MPI_Offset coord, len;
-    char *mem;
-    MPI_Offset count, cstride, mstride;
-    int round;
-};
-
-struct plist {
-    struct piece *v;
-    MPI_Count n, cap, pos; /* pos: first piece not yet handed out */
-    MPI_Count first_cap;   /* capacity of the first allocation */
-};
-
 /* A group of pieces received (or own) at an aggregator in one round:
  * count runs of len bytes, stride apart from coord on.  Only the
  * coordinates matter there. */
 struct rpiece {
     MPI_Offset coord, len, count, stride;
 };
-
-/* ---- domain arithmetic --------------------------------------------------------- */
-
-static int target_index(const struct rio_coll_domain *d, int t)
-{
-    int lo = 0, hi = d->ntargets - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (d->targets[mid] == t)
-            return mid;
-        if (d->targets[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1 - lo; /* insertion point, encoded */
-}
-
-/* The index of row among the rows of d's member (rows are dealt in runs of
- * chunk to the ngroup members in turn). */
-static MPI_Offset member_row(const struct rio_coll_domain *d, MPI_Offset row)
-{
-    return row / (d->chunk * d->ngroup) * d->chunk + row % d->chunk;
-}
-
-static int row_is_members(const struct rio_coll_domain *d, MPI_Offset row)
-{
-    return (row / d->chunk) % d->ngroup == d->member;
-}
-
-MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_domain *d,
-                           MPI_Offset off)
-{
-    if (off < d->start || off >= d->end)
-        return -1;
-    if (d->kind == RIO_DOM_RANGE)
-        return off;
-    MPI_Offset unit = c->layout.unit, s = off / unit, row = s / c->layout.count;
-    int t = (int)(s % c->layout.count);
-    if (!row_is_members(d, row))
-        return -1;
-    int idx = target_index(d, t);
-    if (idx < 0)
-        return -1;
-    return (member_row(d, row) * d->ntargets + idx) * unit + off % unit;
-}
-
-MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_coll_domain *d,
-                             MPI_Offset x)
-{
-    if (d->kind == RIO_DOM_RANGE)
-        return x;
-    MPI_Offset unit = c->layout.unit, kk = x / unit, lrow = kk / d->ntargets;
-    MPI_Offset row = (lrow / d->chunk * d->ngroup + d->member) * d->chunk + lrow % d->chunk;
-    return (row * c->layout.count + d->targets[kk % d->ntargets]) * unit + x % unit;
-}
-
-/* The smallest coordinate of d whose byte lies at or after off. */
-static MPI_Offset coord_ceil(const struct rio_coll_call *c, const struct rio_coll_domain *d,
-                             MPI_Offset off)
-{
-    if (d->kind == RIO_DOM_RANGE)
-        return off;
-    MPI_Offset unit = c->layout.unit, s = off / unit, row = s / c->layout.count;
-    int t = (int)(s % c->layout.count), n = d->ntargets, g = d->ngroup;
-    if (row_is_members(d, row)) {
-        int idx = target_index(d, t);
-        if (idx >= 0)
-            return (member_row(d, row) * n + idx) * unit + off % unit;
-        idx = -1 - idx;
-        if (idx < n)
-            return (member_row(d, row) * n + idx) * unit;
-        row++;
-    }
-    MPI_Offset run = row / d->chunk;
-    if (run % g != d->member) {
-        run += ((d->member - run % g) % g + g) % g;
-        row = run * d->chunk;
-    }
-    return member_row(d, row) * n * unit;
-}
-
-static void domain_coords(const struct rio_coll_call *c, struct rio_coll_domain *d)
-{
-    d->cbase = coord_ceil(c, d, d->start);
-    d->cend = d->end > d->start ? coord_ceil(c, d, d->end) : d->cbase;
-}
-
-/* File bytes of round r of d: [*lo, *hi); empty when *lo >= *hi. */
-static void round_span(const struct rio_coll_call *c, const struct rio_coll_plan *p,
-                       const struct rio_coll_domain *d, int r, MPI_Offset *lo, MPI_Offset *hi)
-{
-    MPI_Offset x0 = d->cbase + (MPI_Offset)r * p->round_bytes;
-    MPI_Offset x1 = RIO_MIN(x0 + p->round_bytes, d->cend);
-    if (x0 >= x1) {
-        *lo = *hi = 0;
-        return;
-    }
-    *lo = rio__coll_fileoff(c, d, x0);
-    *hi = rio__coll_fileoff(c, d, x1 - 1) + 1;
-}
-
-static int takes_part(const struct rio_coll_call *c, const struct rio_coll_plan *p, int i, int a,
-                      int r)
-{
-    const struct rio_coll_sum *s = &c->sum[i];
-    const struct rio_coll_domain *d = &p->dom[a];
-    if (s->first >= s->end || (p->bypass && p->bypass[i]))
-        return 0;
-    if (d->node >= 0 && c->node_of[i] != d->node)
-        return 0;
-    MPI_Offset lo, hi;
-    round_span(c, p, d, r, &lo, &hi);
-    return lo < hi && s->first < hi && lo < s->end;
-}
-
-/* ---- which aggregator holds a byte ----------------------------------------------- */
-
-struct lookup {
-    int by_node;      /* node_first: the requester's node decides */
-    int *node_agg;    /* node -> aggregator */
-    int *tmap;        /* TARGETS: [t * maxng + (row / tchunk[t]) % tng[t]] -> aggregator */
-    int *tng;
-    MPI_Offset *tchunk;
-    int maxng;
-};
-
-static void lookup_free(struct lookup *lk)
-{
-    free(lk->node_agg);
-    free(lk->tmap);
-    free(lk->tng);
-    free(lk->tchunk);
-}
-
-static int lookup_build(const struct rio_coll_call *c, const struct rio_coll_plan *p,
-                        struct lookup *lk)
-{
-    memset(lk, 0, sizeof *lk);
-    if (p->dom[0].kind == RIO_DOM_RANGE && p->dom[0].node >= 0) {
-        lk->by_node = 1;
-        lk->node_agg = rio__malloc(sizeof(int) * (size_t)c->nnodes);
-        if (!lk->node_agg)
-            return RIO_E_NOMEM;
-        for (int n = 0; n < c->nnodes; n++)
-            lk->node_agg[n] = -1;
-        for (int a = 0; a < p->naggs; a++)
-            lk->node_agg[p->dom[a].node] = a;
-        return 0;
-    }
-    if (p->dom[0].kind == RIO_DOM_RANGE)
-        return 0;
-    int T = c->layout.count;
-    lk->maxng = 1;
-    for (int a = 0; a < p->naggs; a++)
-        lk->maxng = RIO_MAX(lk->maxng, p->dom[a].ngroup);
-    lk->tmap = rio__malloc(sizeof(int) * (size_t)T * (size_t)lk->maxng);
-    lk->tng = rio__calloc((size_t)T, sizeof(int));
-    lk->tchunk = rio__calloc((size_t)T, sizeof(MPI_Offset));
-    if (!lk->tmap || !lk->tng || !lk->tchunk)
-        return RIO_E_NOMEM;
-    for (int i = 0; i < T * lk->maxng; i++)
-        lk->tmap[i] = -1;
-    for (int a = 0; a < p->naggs; a++) {
-        const struct rio_coll_domain *d = &p->dom[a];
-        for (int k = 0; k < d->ntargets; k++) {
-            lk->tng[d->targets[k]] = d->ngroup;
-            lk->tchunk[d->targets[k]] = d->chunk;
-            lk->tmap[d->targets[k] * lk->maxng + d->member] = a;
-        }
-    }
-    return 0;
-}
-
-static int agg_of(const struct rio_coll_call *c, const struct rio_coll_plan *p,
-                  const struct lookup *lk, MPI_Offset off)
-{
-    if (lk->by_node)
-        return lk->node_agg[c->node_of[c->rank]];
-    if (p->dom[0].kind == RIO_DOM_RANGE) {
-        int lo = 0, hi = p->naggs - 1, found = -1;
-        while (lo <= hi) { /* the last domain starting at or before off */
-            int mid = (lo + hi) / 2;
-            if (p->dom[mid].start <= off) {
-                found = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return found >= 0 && off < p->dom[found].end ? found : -1;
-    }
-    MPI_Offset s = off / c->layout.unit;
-    int t = (int)(s % c->layout.count);
-    if (!lk->tng[t])
-        return -1;
-    MPI_Offset row = s / c->layout.count;
-    return lk->tmap[t * lk->maxng + (int)((row / lk->tchunk[t]) % lk->tng[t])];
-}
-
-/* ---- cutting the own request into pieces ---------------------------------------- */
-
-/* Whether piece n continues piece q as the next members of its group:
- * the same length, and each of n's members where q's next would be. */
-static int continues(const struct piece *q, const struct piece *n)
-{
-    if (q->count == 1) /* q becomes a group whose second member starts n */
-        return n->coord - q->coord > q->len &&
-               (n->count == 1 ||
-                (n->cstride == n->coord - q->coord && n->mstride == n->mem - q->mem));
-    return n->coord == q->coord + q->count * q->cstride &&
-           n->mem == q->mem + q->count * q->mstride &&
-           (n->count == 1 || (n->cstride == q->cstride && n->mstride == q->mstride));
-}
-
-/* Append piece n (a run or a group) to l: it extends the last piece when
- * both are single runs that touch in coordinates and memory, or, with
- * group set, the last piece's group when n continues it. */
-static int plist_add(struct plist *l, const struct piece *n, int group)
-{
-    if (l->n > 0) {
-        struct piece *q = &l->v[l->n - 1];
-        if (q->round == n->round && q->count == 1 && n->count == 1 &&
-            q->coord + q->len == n->coord && q->mem + q->len == n->mem) {
-            q->len += n->len;
-            return 0;
-        }
-        if (group && q->round == n->round && q->len == n->len && continues(q, n)) {
-            if (q->count == 1) {
-                q->cstride = n->coord - q->coord;
-                q->mstride = n->mem - q->mem;
-            }
-            q->count += n->count;
-            return 0;
-        }
-    }
-    if (l->n == l->cap) {
-        MPI_Count cap = l->cap ? 2 * l->cap : RIO_MAX(l->first_cap, 64);
-        struct piece *v = rio__pool_realloc(l->v, sizeof *v * (size_t)cap);
-        if (!v)
-            return RIO_E_NOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
-    l->v[l->n++] = *n;
-    return 0;
-}
-
-/* Cutting state: where pieces go, and the last cut's window, file bytes
- * [wlo, whi) that lie in one aggregator's domain and round at a fixed
- * distance from their coordinates.  Pairs of a fine-grained request fall
- * in it one after the other and skip the lookup and the divisions; the
- * members of a strided pair that lie whole in it go as one group. */
-struct cutter {
-    const struct rio_coll_call *c;
-    const struct rio_coll_plan *p;
-    const struct lookup *lk;
-    struct plist *lists;
-    int group;                /* pieces may form groups (the view is monotonic) */
-    MPI_Offset wlo, whi, delta;
-    int wa, wr;
-};
-
-/* Move t's window to the one holding file byte off. */
-static int window_at(struct cutter *t, MPI_Offset off)
-{
-    const struct rio_coll_call *c = t->c;
-    const struct rio_coll_plan *p = t->p;
-    int a = agg_of(c, p, t->lk, off);
-    if (a < 0) {
-        rio__err_detail("no aggregator holds file byte %lld", (long long)off);
-        return RIO_E_ARG;
-    }
-    const struct rio_coll_domain *d = &p->dom[a];
-    MPI_Offset x = rio__coll_coord(c, d, off);
-    if (x < 0) {
-        rio__err_detail("file byte %lld is outside its aggregator's domain", (long long)off);
-        return RIO_E_ARG;
-    }
-    int r = (int)((x - d->cbase) / p->round_bytes);
-    MPI_Offset n = d->cbase + (MPI_Offset)(r + 1) * p->round_bytes - x;
-    if (d->kind == RIO_DOM_TARGETS)
-        n = RIO_MIN(n, c->layout.unit - off % c->layout.unit);
-    else
-        n = RIO_MIN(n, d->end - off);
-    t->wlo = off;
-    t->whi = off + n;
-    t->delta = x - off;
-    t->wa = a;
-    t->wr = r;
-    return 0;
-}
-
-/* One run, cut where it leaves a window. */
-static int cut_run(struct cutter *t, MPI_Offset off, MPI_Offset left, char *mem)
-{
-    while (left > 0) {
-        if (off < t->wlo || off >= t->whi) {
-            int rc = window_at(t, off);
-            if (rc)
-                return rc;
-        }
-        MPI_Offset n = RIO_MIN(left, t->whi - off);
-        struct piece pc = {off + t->delta, n, mem, 1, 0, 0, t->wr};
-        int rc = plist_add(&t->lists[t->wa], &pc, t->group);
-        if (rc)
-            return rc;
-        off += n;
-        mem += n;
-        left -= n;
-    }
-    return 0;
-}
-
-static int cut_batch(void *arg, const struct rio_coll_pair *v, int npairs)
-{
-    struct cutter *t = arg;
-    for (int k = 0; k < npairs; k++) {
-        MPI_Offset off = v[k].foff, len = v[k].len, count = v[k].count;
-        char *mem = v[k].mem;
-        while (count > 0) {
-            int rc;
-            if (off < t->wlo || off >= t->whi) {
-                rc = window_at(t, off);
-                if (rc)
-                    return rc;
-            }
-            /* the members that lie whole in the window: one group */
-            MPI_Offset fit = 0;
-            if (t->group && count > 1 && off + len <= t->whi)
-                fit = RIO_MIN(count, (t->whi - off - len) / v[k].fstride + 1);
-            if (fit > 1) {
-                struct piece pc = {off + t->delta, len, mem, fit, v[k].fstride, v[k].mstride,
-                                   t->wr};
-                rc = plist_add(&t->lists[t->wa], &pc, 1);
-                off += fit * v[k].fstride;
-                mem += fit * v[k].mstride;
-                count -= fit;
-            } else {
-                rc = cut_run(t, off, len, mem);
-                off += v[k].fstride;
-                mem += v[k].mstride;
-                count--;
-            }
-            if (rc)
-                return rc;
-        }
-    }
-    return 0;
-}
-
-static int cmp_piece(const void *x, const void *y)
-{
-    const struct piece *a = x, *b = y;
-    if (a->round != b->round)
-        return a->round < b->round ? -1 : 1;
-    if (a->coord != b->coord)
-        return a->coord < b->coord ? -1 : 1;
-    return a->mem < b->mem ? -1 : a->mem > b->mem;
-}
-
-/* This rank's request cut into pieces, one list per aggregator, each in
- * file order: the pairs come in file order, except where the view's tiles
- * overlap and the request spans them (rio__dtype_view_monotone); such
- * lists form no groups and are sorted by round and coordinate, which the
- * rounds expect. */
-static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan *p,
-                      const struct lookup *lk, struct plist *lists)
-{
-    const struct rio_coll_req *q = c->req;
-    if (p->bypass && p->bypass[c->rank])
-        return 0;
-    /* a list that is used starts with room for an even share of the pairs */
-    MPI_Count share = rio__coll_pairs_guess(c) / p->naggs + 1;
-    for (int a = 0; a < p->naggs; a++)
-        lists[a].first_cap = share;
-    int monotone = q->nbytes <= 0 ||
-                   rio__dtype_view_monotone(q->filetype, q->file_start, q->nbytes);
-    struct cutter t = {.c = c, .p = p, .lk = lk, .lists = lists, .group = monotone};
-    int rc = rio__coll_pairs_each(c, cut_batch, &t);
-    if (!rc && !monotone)
-        for (int a = 0; a < p->naggs; a++)
-            if (lists[a].n > 1)
-                qsort(lists[a].v, (size_t)lists[a].n, sizeof *lists[a].v, cmp_piece);
-    return rc;
-}
 
 /* ---- messages --------------------------------------------------------------------- */
 
@@ -469,7 +66,7 @@ static int cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan 
  * origin plus each coordinate), as groups (k: count runs, stride apart).
  * Nothing is copied out to address and length arrays first. */
 struct runs {
-    const struct piece *pc;   /* group k: pc[k].mem, len, count, mstride */
+    const struct rio_coll_piece *pc;   /* group k: pc[k].mem, len, count, mstride */
     const struct rpiece *rp;  /* or: origin + rp[k].coord, len, count, stride */
     char *origin;
     MPI_Count n;
@@ -739,8 +336,7 @@ struct batch {
 struct engine {
     struct rio_coll_call *c;
     struct rio_coll_plan *p;
-    struct lookup lk;
-    struct plist *mine;      /* per aggregator: this rank's pieces */
+    struct rio_coll_plist *mine;      /* per aggregator: this rank's pieces */
     MPI_Comm comm;
     char **buf_of;           /* per aggregator: its round buffer, where this rank can
                                 reach it (own roles; node-shared ones with shm) */
@@ -876,7 +472,7 @@ static MPI_Count sort_pieces(struct engine *e, MPI_Count *run, int nrun)
 /* This rank's pieces for aggregator a in round r: [*first, *first + *n). */
 static void my_slice(struct engine *e, int a, int r, MPI_Count *first, MPI_Count *n)
 {
-    struct plist *l = &e->mine[a];
+    struct rio_coll_plist *l = &e->mine[a];
     MPI_Count k = l->pos;
     while (k < l->n && l->v[k].round < r)
         k++;
@@ -1166,7 +762,7 @@ static int senders(const struct engine *e)
  * so that fine-grained requests that form no groups send two words a run
  * as before.  An odd word count is DRAIN_META.
  */
-static MPI_Count meta_encode(const struct piece *v, MPI_Count n, MPI_Offset *w)
+static MPI_Count meta_encode(const struct rio_coll_piece *v, MPI_Count n, MPI_Offset *w)
 {
     MPI_Count k = 0;
     for (MPI_Count j = 0; j < n; j++) {
@@ -1245,7 +841,7 @@ static void own_copy(struct engine *e, int a, MPI_Count first, MPI_Count n, char
 {
     int write = e->c->req->write;
     for (MPI_Count k = 0; k < n; k++) {
-        const struct piece *q = &e->mine[a].v[first + k];
+        const struct rio_coll_piece *q = &e->mine[a].v[first + k];
         char *b = buf + (q->coord - wbase);
         if (write)
             rio__copy_strided(b, q->cstride, q->mem, q->mstride, q->len, q->count);
@@ -1278,7 +874,7 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
     for (int i = 0; i < c->nprocs; i++) {
         metas[i] = NULL;
         nmeta[i] = 0;
-        if (!takes_part(c, p, i, a, r))
+        if (!rio__coll_takes_part(c, p, i, a, r))
             continue;
         if (i == c->rank) {
             my_slice(e, a, r, &own_first, &own_n);
@@ -1300,14 +896,14 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         }
     }
     for (int i = 0; i < c->nprocs; i++) {
-        if (!takes_part(c, p, i, a, r))
+        if (!rio__coll_takes_part(c, p, i, a, r))
             continue;
         run[nrun++] = e->nrp;
         if (e->drain)
             continue;
         if (i == c->rank) {
             for (MPI_Count k = 0; k < own_n; k++) {
-                const struct piece *q = &e->mine[a].v[own_first + k];
+                const struct rio_coll_piece *q = &e->mine[a].v[own_first + k];
                 e->rp[e->nrp++] = (struct rpiece){q->coord, q->len, q->count, q->cstride};
             }
         } else {
@@ -1446,7 +1042,7 @@ static void request_round(struct engine *e, int r, struct inflight *f)
     struct rio_coll_plan *p = e->p;
     for (int a = 0; a < p->naggs; a++) {
         int ag = p->aggs[a];
-        if (ag == c->rank || !takes_part(c, p, c->rank, a, r))
+        if (ag == c->rank || !rio__coll_takes_part(c, p, c->rank, a, r))
             continue;
         MPI_Count first, n;
         my_slice(e, a, r, &first, &n);
@@ -1493,7 +1089,7 @@ static void shm_copies(struct engine *e, int r)
     MPI_Barrier(node);
     for (int a = 0; a < p->naggs; a++) {
         int ag = p->aggs[a];
-        if (ag == c->rank || e->node_rank[ag] < 0 || !takes_part(c, p, c->rank, a, r))
+        if (ag == c->rank || e->node_rank[ag] < 0 || !rio__coll_takes_part(c, p, c->rank, a, r))
             continue;
         MPI_Offset wbase = p->dom[a].cbase + (MPI_Offset)r * p->round_bytes;
         own_copy(e, a, e->sl_first[a], e->sl_n[a], e->buf_of[a], wbase);
@@ -1566,17 +1162,16 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     /* domains' coordinate ranges and the number of rounds */
     p->nrounds = 0;
     for (int a = 0; a < p->naggs; a++) {
-        domain_coords(c, &p->dom[a]);
+        rio__coll_domain_coords(c, &p->dom[a]);
         MPI_Offset n = p->dom[a].cend - p->dom[a].cbase;
         int rounds = (int)((n + p->round_bytes - 1) / p->round_bytes);
         p->nrounds = RIO_MAX(p->nrounds, rounds);
     }
-    rc = lookup_build(c, p, &e.lk);
     e.mine = rio__calloc((size_t)p->naggs, sizeof *e.mine);
-    if (!rc && !e.mine)
+    if (!e.mine)
         rc = RIO_E_NOMEM;
     if (!rc)
-        rc = cut_pieces(c, p, &e.lk, e.mine);
+        rc = rio__coll_cut_pieces(c, p, e.mine);
     int brc = round_buffers(&e);
     if (!rc)
         rc = brc;
@@ -1659,6 +1254,5 @@ out:
     free(e.metas);
     free(e.nmeta);
     free(e.run);
-    lookup_free(&e.lk);
     return rc;
 }
