@@ -73,12 +73,6 @@ int rio__dtype_iter_init(struct rio_dtype_iter *it, const struct rio_dtype *dt, 
  *  comes next).  Returns 1 and sets *off, *len; 0 at the end. */
 int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
                          MPI_Offset *len);
-/** Up to nmax next regions, of at most max_bytes together, into off[] and
- *  len[]; returns how many (0 at the end).  Unlike iter_next, regions that
- *  touch may come separately: the blocks of a vector leaf are handed out
- *  in one loop, without the look-ahead.  For callers that merge anyway. */
-int rio__dtype_iter_runs(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
-                         MPI_Offset *len, int nmax);
 /** The next regions as one strided run, of at most max_bytes together:
  *  *n regions of *len bytes, the k-th at *off + k * *stride.  Whole blocks
  *  of a vector leaf come together (*n > 1, *stride > *len: they neither

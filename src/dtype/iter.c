@@ -229,7 +229,8 @@ int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
 /* Whole blocks the iterator can hand out at once from where it stands:
  * at the start of a block of a vector leaf (no per-block displacements or
  * lengths, no look-ahead pending), at most max of them and of max_bytes
- * bytes together; 0 elsewhere.  The fast path of iter_runs and iter_copy. */
+ * bytes together; 0 elsewhere.  The fast path of iter_strided and
+ * iter_copy. */
 static inline MPI_Count vector_blocks(const struct rio_dtype_iter *it,
                                       const struct rio_dtype_frame *f,
                                       MPI_Offset max_bytes, MPI_Count max)
@@ -256,34 +257,6 @@ static void skip_blocks(struct rio_dtype_iter *it, struct rio_dtype_frame *f, MP
     lf->blk += nb;
     if (lf->blk >= lf->dl->nblocks)
         advance(it, f);
-}
-
-/* Contract in dtype.h. */
-int rio__dtype_iter_runs(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
-                         MPI_Offset *len, int nmax)
-{
-    struct rio_dtype_frame *f = frames_of(it);
-    MPI_Offset done = 0;
-    int k = 0;
-    while (k < nmax && done < max_bytes) {
-        MPI_Count nb = vector_blocks(it, f, max_bytes - done, nmax - k);
-        if (nb > 0) {
-            const struct rio_dl *d = f[it->top].dl;
-            MPI_Offset o = block_offset(f, it->top);
-            for (MPI_Count i = 0; i < nb; i++, k++, o += d->stride) {
-                off[k] = o;
-                len[k] = d->blocklen;
-            }
-            done += nb * d->blocklen;
-            it->pos += nb * d->blocklen;
-            skip_blocks(it, f, nb);
-            continue;
-        }
-        if (!rio__dtype_iter_next(it, max_bytes - done, &off[k], &len[k]))
-            break;
-        done += len[k++];
-    }
-    return k;
 }
 
 /* Contract in dtype.h. */
