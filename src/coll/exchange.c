@@ -66,8 +66,8 @@ struct rpiece {
  * origin plus each coordinate), as groups (k: count runs, stride apart).
  * Nothing is copied out to address and length arrays first. */
 struct runs {
-    const struct rio_coll_piece *pc;   /* group k: pc[k].mem, len, count, mstride */
-    const struct rpiece *rp;  /* or: origin + rp[k].coord, len, count, stride */
+    const struct rio_coll_piece *pc; /* group k: pc[k].mem, len, count, mstride */
+    const struct rpiece *rp;         /* or: origin + rp[k].coord, len, count, stride */
     char *origin;
     MPI_Count n;
 };
@@ -336,7 +336,7 @@ struct batch {
 struct engine {
     struct rio_coll_call *c;
     struct rio_coll_plan *p;
-    struct rio_coll_plist *mine;      /* per aggregator: this rank's pieces */
+    struct rio_coll_plist *mine; /* per aggregator: this rank's pieces */
     MPI_Comm comm;
     char **buf_of;           /* per aggregator: its round buffer, where this rank can
                                 reach it (own roles; node-shared ones with shm) */
