@@ -381,9 +381,9 @@ void rio__select_memory_put(const struct rio_select *s, const struct sel_entry *
     p->sig = e->sig;
     p->earlier = 1;
     p->patience = e->patience;
+    p->x = e->x; /* a decision's: which candidates were behind it */
     if (e->examining) {
         p->exam = 1;
-        p->x = e->x;
     } else {
         snprintf(p->strategy, sizeof p->strategy, "%s", e->x.cand[e->chosen]);
         p->tput = e->chosen_avg;

@@ -221,6 +221,9 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
             e->from_earlier = p->earlier;
             if (p->earlier && p->patience > e->patience)
                 e->patience = p->patience;
+            if (p->earlier && p->x.ncand == e->x.ncand &&
+                !memcmp(p->x.cand, e->x.cand, sizeof e->x.cand))
+                memcpy(e->x.behind, p->x.behind, sizeof e->x.behind);
             /* Another file's (or run's) throughput is no yardstick for this
              * one: the same reads (32 KiB segments, 16 MiB files written
              * one after another, 2 ranks) were remembered at 8 and at 22
@@ -295,6 +298,10 @@ static void decide(struct rio_select *s, struct sel_entry *e)
         e->patience = s->patience;
     else if (e->x.prev_chosen >= 0 && e->patience < SEL_MAX_PATIENCE)
         e->patience = RIO_MIN(2 * e->patience, SEL_MAX_PATIENCE);
+    for (int k = 0; k < e->x.ncand; k++) {
+        double t = e->x.n[k] ? e->x.sum[k] / e->x.n[k] : 0;
+        e->x.behind[k] = e->x.pruned[k] || (e->x.n[k] > 0 && t < (1 - s->threshold) * bt);
+    }
     e->examining = 0;
     e->chosen = best;
     e->chosen_avg = bt;
@@ -320,13 +327,15 @@ void rio__select_record(struct rio_select *s, double tput)
         /* A candidate whose first call is far slower than another's mean
          * is dropped at once: few-call programs cannot afford to run a bad
          * strategy calls_per times (its next call is not handed out yet,
-         * since results arrive before the next choice). */
+         * since results arrive before the next choice).  One the last
+         * examination found behind the choice gets one call to show that
+         * it now beats the best: else nothing has changed for it. */
         if (s->prune > 0 && e->x.n[k] == 1 && k == e->x.cur) {
             double best = 0;
             for (int j = 0; j < e->x.ncand; j++)
                 if (j != k && e->x.n[j] > 0)
                     best = RIO_MAX(best, e->x.sum[j] / e->x.n[j]);
-            if (best > 0 && tput < s->prune * best)
+            if (best > 0 && (tput < s->prune * best || (e->x.behind[k] && tput < best)))
                 e->x.pruned[k] = 1; /* the next call moves on */
         }
         int finished = 1;
@@ -369,6 +378,8 @@ void rio__select_record(struct rio_select *s, double tput)
         e->reexams++;
         e->x.prev_chosen = e->chosen;
         start_exam(e);
+        /* the choice first: its calls are the yardstick of the others' */
+        e->x.cur = e->x.prev_chosen;
     }
 }
 

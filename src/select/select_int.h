@@ -23,6 +23,10 @@ struct sel_exam {
     unsigned char pruned[RIO_SELECT_MAX_CAND]; /* dropped after one slow call */
     int prev_chosen;                  /* the choice a re-examination started from,
                                          -1 for a first examination */
+    unsigned char behind[RIO_SELECT_MAX_CAND]; /* the last decided examination measured it
+                                                  more than the threshold below the choice,
+                                                  or pruned it (kept across
+                                                  re-examinations) */
 };
 
 struct sel_entry {

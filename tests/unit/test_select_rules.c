@@ -25,6 +25,9 @@
  *              leaves unfinished goes on in the next file with the same
  *              storage and candidates; with automatic (the default) the
  *              next file examines afresh
+ *   behind     a re-examination runs the choice first; a candidate
+ *              the last examination found behind it runs one call
+ *              unless that call beats the best, here and in a later file
  *   lost       a call of the examination whose result never comes is run
  *              again before the examination ends, not forgotten (the
  *              last candidate used to run on, since the examination
@@ -69,12 +72,18 @@ static void sim_open(struct sim *m, const char *prune, int patience)
 /* A simulation whose selector starts from the process's earlier decisions
  * for storage (a later file), and their unfinished examinations when
  * reuse is RIO_ENABLE. */
-static void sim_open_reuse(struct sim *m, const char *storage, enum rio_tristate reuse)
+static void sim_open_at(struct sim *m, const char *prune, const char *storage,
+                        enum rio_tristate reuse)
 {
-    sim_open(m, "0", 2);
+    sim_open(m, prune, 2);
     rio__select_free(m->s);
     m->h.select_reuse = reuse;
     CHECK(rio__select_create(MPI_COMM_SELF, &m->h, storage, &m->s) == 0, "create");
+}
+
+static void sim_open_reuse(struct sim *m, const char *storage, enum rio_tristate reuse)
+{
+    sim_open_at(m, "0", storage, reuse);
 }
 
 static void sim_open_reusing(struct sim *m, const char *storage)
@@ -427,6 +436,72 @@ static void resume(void)
     printf("ok - an unfinished examination goes on in the next file\n");
 }
 
+/* A re-examination runs the choice first; a candidate the last
+ * examination found behind it gets one call, and more only if that call
+ * beats the best so far.  A later file of the process knows which were
+ * behind. */
+static void behind(void)
+{
+    struct sim m, b;
+    struct rio_select_info si;
+    sim_open(&m, "0.5", 2);
+    m.speed[0] = 100e6, m.speed[1] = 60e6, m.speed[2] = 40e6;
+    sim_run(&m, 8, &si);
+    CHECK(!si.examining && !strcmp(si.chosen, "two_phase") && si.exam_calls == 7,
+          "behind: first examination chose '%s' after %lld calls", si.chosen, si.exam_calls);
+    /* noise: two slow calls, then two_phase is as fast as before */
+    static const double noise[] = {30e6, 30e6, 100e6, 100e6, 100e6, 100e6, 100e6, 100e6};
+    sim_speeds(&m, 0, noise, 8);
+    get(&m, &si);
+    expect_ran(&m, 10, 3, "two_phase", "behind: re-examination, the choice first");
+    expect_ran(&m, 13, 1, "resonant", "behind: one call");
+    expect_ran(&m, 14, 1, "independent", "behind: one call");
+    expect_ran(&m, 15, 1, "two_phase", "behind: kept");
+    CHECK(si.reexams == 1 && !si.examining && !strcmp(si.chosen, "two_phase") &&
+              si.exam_calls == 12,
+          "behind: noise: reexams %d examining %d chose '%s' exam_calls %lld (expected 12)",
+          si.reexams, si.examining, si.chosen, si.exam_calls);
+    /* a real change: resonant's one call beats two_phase's, so it runs
+     * all of its calls and is chosen; independent, behind and slower than
+     * resonant, runs one */
+    m.speed[0] = 20e6;
+    sim_run(&m, 5, &si); /* patience 4 now */
+    CHECK(si.reexams == 2 && si.examining, "behind: change: reexams %d", si.reexams);
+    sim_run(&m, 7, &si);
+    expect_ran(&m, 20, 3, "two_phase", "behind: change, the choice first");
+    expect_ran(&m, 23, 3, "resonant", "behind: change, the faster one measured");
+    expect_ran(&m, 26, 1, "independent", "behind: change, one call");
+    expect_ran(&m, 27, 1, "resonant", "behind: change, chosen");
+    CHECK(!si.examining && !strcmp(si.chosen, "resonant"), "behind: change: chose '%s'",
+          si.chosen);
+    sim_close(&m);
+
+    /* file A chooses independent, the last candidate; file B runs it first
+     * when noise re-examines, and the others once each */
+    sim_open_at(&m, "0.5", "posix:behind", RIO_AUTO);
+    m.speed[0] = 40e6, m.speed[1] = 60e6, m.speed[2] = 100e6;
+    sim_run(&m, 10, &si);
+    CHECK(!strcmp(si.chosen, "independent") && si.tput_calls[1] == 3,
+          "behind: file A chose '%s', resonant measured over %d calls", si.chosen,
+          si.tput_calls[1]);
+    sim_close(&m);
+    sim_open_at(&b, "0.5", "posix:behind", RIO_AUTO);
+    b.speed[0] = 40e6, b.speed[1] = 60e6;
+    static const double later[] = {100e6, 100e6, 100e6, 50e6, 50e6, 100e6, 100e6, 100e6,
+                                   100e6, 100e6, 100e6};
+    sim_speeds(&b, 2, later, 11);
+    get(&b, &si);
+    expect_ran(&b, 0, 8, "independent", "behind: file B, baseline and the choice first");
+    expect_ran(&b, 8, 1, "two_phase", "behind: file B, one call");
+    expect_ran(&b, 9, 1, "resonant", "behind: file B, one call");
+    expect_ran(&b, 10, 1, "independent", "behind: file B, kept");
+    CHECK(si.reexams == 1 && !si.examining && si.exam_calls == 5,
+          "behind: file B reexams %d examining %d exam_calls %lld (expected 5)", si.reexams,
+          si.examining, si.exam_calls);
+    sim_close(&b);
+    printf("ok - a re-examination gives candidates behind the choice one call\n");
+}
+
 static void lost_result(void)
 {
     struct sim m;
@@ -474,6 +549,7 @@ int main(int argc, char **argv)
     backoff();
     reuse();
     resume();
+    behind();
     lost_result();
     own_time();
     printf("%d passed, %d failed\n", npass, nfail);
