@@ -231,29 +231,30 @@ static void p_overlap(int q, int P, int call, int types, struct ct_access *a)
     ecio(a, 0, P, MPI_INT, 4, N, types);
 }
 
-static void p_memvec(int q, int P, int call, int types, struct ct_access *a)
+/* Interleaved elements of esize bytes (etype) in the file; in memory runs
+ * of runlen base elements (bsize bytes each) 5 base elements apart. */
+static void memvec(struct ct_access *a, int q, int P, int types, MPI_Datatype etype, int esize,
+                   int runs, int runlen, MPI_Datatype base, int bsize)
 {
-    il_file(a, q, P, 4, 0, N);
-    mem_runs(a, N, 4, 5 * 4);
-    il_view(a, q, P, MPI_INT, 4, types);
+    il_file(a, q, P, esize, 0, N);
+    mem_runs(a, runs, runlen * bsize, 5 * bsize);
+    il_view(a, q, P, etype, esize, types);
     a->memcount = 1;
     if (types) {
-        MPI_Type_vector(N, 1, 5, MPI_INT, &a->memtype);
+        MPI_Type_vector(runs, runlen, 5, base, &a->memtype);
         MPI_Type_commit(&a->memtype);
     }
 }
 
+static void p_memvec(int q, int P, int call, int types, struct ct_access *a)
+{
+    memvec(a, q, P, types, MPI_INT, 4, N, 1, MPI_INT, 4);
+}
+
 static void p_memvec_mixed(int q, int P, int call, int types, struct ct_access *a)
 {
-    const int runs = N * 3 / 2; /* N elements of 3 bytes in runs of 2 */
-    il_file(a, q, P, 3, 0, N);
-    mem_runs(a, runs, 2, 5);
-    il_view(a, q, P, e3, 3, types);
-    a->memcount = 1;
-    if (types) {
-        MPI_Type_vector(runs, 2, 5, MPI_BYTE, &a->memtype);
-        MPI_Type_commit(&a->memtype);
-    }
+    /* N elements of 3 bytes in runs of 2 */
+    memvec(a, q, P, types, e3, 3, N * 3 / 2, 2, MPI_BYTE, 1);
 }
 
 static void p_nested(int q, int P, int call, int types, struct ct_access *a)
