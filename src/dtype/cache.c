@@ -8,7 +8,10 @@
  * as an operation uses it.  MPI_Type_dup does not copy the attribute
  * (MPI_TYPE_NULL_COPY_FN): the duplicate is decoded on first use.
  * Predefined types (named and f90) cannot be relied on to hold attributes,
- * so they live in a small table under a mutex.  A MPI_COMM_SELF attribute
+ * so they live in a small table, appended to under a mutex and read
+ * without it: every data call looks up its memory type, and the lock
+ * and MPI_Type_get_envelope cost more than the call's other argument
+ * checks together.  A MPI_COMM_SELF attribute
  * whose delete callback runs first thing in MPI_Finalize releases the
  * table and the keyval.  Two threads decoding the same derived type at
  * once both succeed: the second MPI_Type_set_attr replaces (and through
@@ -18,6 +21,7 @@
 #include "dtype_int.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #define NAMED_MAX 256
@@ -29,7 +33,10 @@ static struct {
     MPI_Datatype type;
     struct rio_dtype *dt;
 } named[NAMED_MAX];
-static int nnamed;
+/* Entries below nnamed are complete: an entry is written before the
+ * count that shows it is stored (release), and read after the count is
+ * loaded (acquire).  Entries go only at MPI_Finalize, when no call runs. */
+static atomic_int nnamed;
 
 static int attr_delete(MPI_Datatype type, int keyval, void *val, void *extra)
 {
@@ -47,9 +54,10 @@ static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     (void)val;
     (void)extra;
     pthread_mutex_lock(&cache_lock);
-    for (int i = 0; i < nnamed; i++)
+    int n = atomic_load(&nnamed);
+    for (int i = 0; i < n; i++)
         rio__dtype_put(named[i].dt);
-    nnamed = 0;
+    atomic_store(&nnamed, 0);
     if (type_keyval != MPI_KEYVAL_INVALID)
         MPI_Type_free_keyval(&type_keyval);
     type_keyval = MPI_KEYVAL_INVALID;
@@ -120,9 +128,13 @@ out:
     return err;
 }
 
+/* A new reference to the cached form of predefined type, or NULL.  No
+ * lock needed (see nnamed); a derived type's handle is never a
+ * predefined one's, so any type may be looked up. */
 static struct rio_dtype *named_find(MPI_Datatype type)
 {
-    for (int i = 0; i < nnamed; i++) {
+    int n = atomic_load_explicit(&nnamed, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
         if (named[i].type == type) {
             atomic_fetch_add(&named[i].dt->refs, 1);
             return named[i].dt;
@@ -143,17 +155,17 @@ int rio__dtype_get(MPI_Datatype type, struct rio_dtype **out)
         rio__err_detail("MPI_DATATYPE_NULL");
         return RIO_E_TYPE;
     }
-    predef = rio__dtype_is_predefined(type);
-    pthread_mutex_lock(&cache_lock);
-    err = setup();
-    dt = !err && predef ? named_find(type) : NULL;
-    pthread_mutex_unlock(&cache_lock);
-    if (err)
-        return err;
+    dt = named_find(type);
     if (dt) {
         *out = dt;
         return 0;
     }
+    predef = rio__dtype_is_predefined(type);
+    pthread_mutex_lock(&cache_lock);
+    err = setup();
+    pthread_mutex_unlock(&cache_lock);
+    if (err)
+        return err;
     if (!predef) {
         MPI_Type_get_attr(type, type_keyval, &val, &flag);
         if (flag && val) {
@@ -169,11 +181,12 @@ int rio__dtype_get(MPI_Datatype type, struct rio_dtype **out)
     if (predef) {
         pthread_mutex_lock(&cache_lock);
         old = named_find(type);
-        if (!old && nnamed < NAMED_MAX) {
+        int n = atomic_load_explicit(&nnamed, memory_order_relaxed);
+        if (!old && n < NAMED_MAX) {
             atomic_fetch_add(&dt->refs, 1);
-            named[nnamed].type = type;
-            named[nnamed].dt = dt;
-            nnamed++;
+            named[n].type = type;
+            named[n].dt = dt;
+            atomic_store_explicit(&nnamed, n + 1, memory_order_release);
         }
         pthread_mutex_unlock(&cache_lock);
         if (old) {
