@@ -30,30 +30,48 @@ static int verbose(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* Has the hint's text (NULL: unset) changed since it was last parsed into
+ * seen?  Then seen takes the new text. */
+static int hint_changed(const struct rio_select *s, const char *hint, char *seen, size_t len)
+{
+    const char *text = hint ? hint : "";
+    if (s->configured && !strcmp(text, seen))
+        return 0;
+    rio__strcpy(seen, len, text);
+    return 1;
+}
+
 void rio__select_configure(struct rio_select *s, const struct rio_hints *h)
 {
     s->calls_per = h->select_calls > 0 ? h->select_calls : 3;
-    s->threshold = 0.15;
-    if (h->select_threshold) {
-        char *end;
-        double t = strtod(h->select_threshold, &end);
-        if (end != h->select_threshold && !*end && t > 0 && t < 10)
-            s->threshold = t;
-        else if (verbose() && s->rank == 0 && !s->warned_threshold++)
-            fprintf(stderr, "resonio: ignoring resonio_select_threshold=%s\n",
-                    h->select_threshold);
+    if (hint_changed(s, h->select_threshold, s->seen_threshold, sizeof s->seen_threshold)) {
+        s->threshold = 0.15;
+        if (h->select_threshold) {
+            char *end;
+            double t = strtod(h->select_threshold, &end);
+            if (end != h->select_threshold && !*end && t > 0 && t < 10)
+                s->threshold = t;
+            else if (verbose() && s->rank == 0 && !s->warned_threshold++)
+                fprintf(stderr, "resonio: ignoring resonio_select_threshold=%s\n",
+                        h->select_threshold);
+        }
     }
     s->patience = h->select_patience > 0 ? h->select_patience : 2;
-    s->prune = 0.5;
-    if (h->select_prune) {
-        char *end;
-        double t = strtod(h->select_prune, &end);
-        if (end != h->select_prune && !*end && t >= 0 && t <= 1)
-            s->prune = t;
-        else if (verbose() && s->rank == 0 && !s->warned_prune++)
-            fprintf(stderr, "resonio: ignoring resonio_select_prune=%s\n", h->select_prune);
+    if (hint_changed(s, h->select_prune, s->seen_prune, sizeof s->seen_prune)) {
+        s->prune = 0.5;
+        if (h->select_prune) {
+            char *end;
+            double t = strtod(h->select_prune, &end);
+            if (end != h->select_prune && !*end && t >= 0 && t <= 1)
+                s->prune = t;
+            else if (verbose() && s->rank == 0 && !s->warned_prune++)
+                fprintf(stderr, "resonio: ignoring resonio_select_prune=%s\n", h->select_prune);
+        }
     }
-    rio__strcpy(s->filter, sizeof s->filter, h->select_candidates ? h->select_candidates : "");
+    const char *cands = h->select_candidates ? h->select_candidates : "";
+    if (strcmp(cands, s->filter))
+        rio__strcpy(s->filter, sizeof s->filter, cands);
+    s->configured = 1;
 }
 
 int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *storage,

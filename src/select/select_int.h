@@ -77,6 +77,11 @@ struct rio_select {
     int patience;                     /* resonio_select_patience */
     int warned_prune;
     char filter[256];                 /* resonio_select_candidates */
+    /* the text of the hints the values above were parsed from: a call
+     * whose hints say the same parses nothing (strtod is ~350
+     * instructions, per call) */
+    int configured;
+    char seen_threshold[32], seen_prune[32];
     char storage[SEL_STORAGE_LEN];    /* driver and layout */
     struct sel_entry e[SEL_MAX_SIGS];
     int n;
