@@ -535,6 +535,7 @@ static int own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Off
         .st = q->st, .write = q->write, .buf = q->buf, .memtype = q->memtype,
         .memcount = q->memcount, .filetype = q->filetype, .disp = q->disp,
         .file_start = q->file_start, .nbytes = q->nbytes, .method = m,
+        .first = c->first, .end = c->end, /* own_extent's */
     };
     rio_stats *stats = q->st->stats;
     long long copies0 = stats ? stats->copies : 0;

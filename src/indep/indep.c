@@ -83,6 +83,12 @@ int rio__indep_pairs_init(struct rio_pairs *c, const struct rio_indep_req *req)
     if (rc)
         return rc;
     c->fit_live = 1;
+    const struct rio_dtype_info *mi = rio__dtype_info(req->memtype);
+    if (mi->contig) { /* the memory side is one region: no iterator to walk it */
+        c->moff = mi->true_lb;
+        c->mlen = (MPI_Offset)req->memcount * mi->size;
+        return 0;
+    }
     rc = rio__dtype_iter_init(&c->mit, req->memtype, req->memcount, 0);
     if (rc)
         return rc;
@@ -105,6 +111,8 @@ int rio__indep_pairs_region(struct rio_pairs *c, int file, MPI_Offset max, MPI_O
     MPI_Offset *roff = file ? &c->foff : &c->moff, *rlen = file ? &c->flen : &c->mlen;
     if (*rlen == 0) {
         MPI_Offset o, l;
+        if (!file && !c->mit_live)
+            return 0; /* a contiguous memory side, used up */
         do {
             if (!rio__dtype_iter_next(file ? &c->fit : &c->mit, max, &o, &l))
                 return 0;
@@ -139,7 +147,7 @@ int rio__indep_pairs_peek(struct rio_pairs *c, MPI_Offset *foff, char **mem, MPI
     }
     if (c->mlen == 0) {
         do {
-            if (!rio__dtype_iter_next(&c->mit, c->left, &o, &l)) {
+            if (!c->mit_live || !rio__dtype_iter_next(&c->mit, c->left, &o, &l)) {
                 rio__err_detail("the memory buffer holds fewer bytes than the request moves");
                 return RIO_E_ARG;
             }
@@ -244,8 +252,10 @@ enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
     const struct rio_dtype_info *fi = rio__dtype_info(req->filetype);
     if (fi->contig || fi->size <= 0 || fi->regions <= 0)
         return RIO_INDEP_CONTIG;
-    MPI_Offset first, end;
-    rio__dtype_view_extent(req->filetype, req->disp, req->file_start, req->nbytes, &first, &end);
+    MPI_Offset first = req->first, end = req->end;
+    if (end <= 0)
+        rio__dtype_view_extent(req->filetype, req->disp, req->file_start, req->nbytes, &first,
+                               &end);
     MPI_Offset span = end - first;
     if (span <= req->nbytes)
         return RIO_INDEP_CONTIG; /* the request is one file region */
@@ -327,6 +337,7 @@ static int staged_rw(const struct rio_indep_req *req, enum rio_indep_method m, M
         sub.file_start = req->file_start + *done;
         sub.nbytes = n;
         sub.method = m;
+        sub.first = sub.end = 0; /* a part of the request: its own extent */
         if (req->write && rio__dtype_iter_copy(&mit, req->buf, stage, n, 1) < n) {
             rio__err_detail("the memory buffer holds fewer bytes than the request moves");
             rc = RIO_E_ARG;
@@ -380,11 +391,8 @@ static int check_req(const struct rio_indep_req *req)
 static int one_region(const struct rio_indep_req *req, int *rc, MPI_Offset *done)
 {
     const struct rio_dtype_info *mi = rio__dtype_info(req->memtype);
-    if (!mi->contig)
-        return 0;
-    MPI_Offset first, end;
-    rio__dtype_view_extent(req->filetype, req->disp, req->file_start, req->nbytes, &first, &end);
-    if (end - first != req->nbytes)
+    MPI_Offset first = req->first;
+    if (!mi->contig || req->end - first != req->nbytes)
         return 0;
     char *mem = (char *)req->buf + mi->true_lb;
     MPI_Offset got = req->nbytes;
@@ -401,9 +409,10 @@ static int one_region(const struct rio_indep_req *req, int *rc, MPI_Offset *done
     return 1;
 }
 
-int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done)
+int rio__indep_rw(const struct rio_indep_req *given, MPI_Offset *done)
 {
     struct rio_pairs c;
+    struct rio_indep_req r = *given, *req = &r;
     rio_stats *stats = req->st ? req->st->stats : NULL;
     long long reqs = 0;
     int rc;
@@ -412,6 +421,10 @@ int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done)
     rc = check_req(req);
     if (rc || req->nbytes == 0)
         return rc;
+    /* the chooser, the one-region case and the methods' first window
+     * share one view extent: each costs two descents of the filetype */
+    if (r.end <= 0)
+        rio__dtype_view_extent(r.filetype, r.disp, r.file_start, r.nbytes, &r.first, &r.end);
     /* a request whose file offsets do not increase (overlapping tiles,
      * rio__dtype_view_monotone) goes region by region in stream order */
     enum rio_indep_method m =

@@ -43,6 +43,11 @@ struct rio_indep_req {
     enum rio_indep_method method;    /* RIO_INDEP_AUTO: the chooser (or the hint)
                                         decides; else this method (the collective
                                         engine's direct strategy forces list I/O) */
+    MPI_Offset first, end;           /* the file bytes [first, end) the request spans
+                                        (rio__dtype_view_extent of file_start and
+                                        nbytes), when the caller has them; end 0 (as a
+                                        designated initializer leaves it): not given,
+                                        computed once by rio__indep_rw */
 };
 
 /**
@@ -53,7 +58,8 @@ struct rio_indep_req {
  */
 int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done);
 
-/** The method the chooser would use for req (for stats and tests). */
+/** The method the chooser would use for req (for stats and tests).  Uses
+ *  req->first and end when given. */
 enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req);
 
 #endif /* RIO_INDEP_H */

@@ -21,7 +21,9 @@ struct rio_pairs {
     char *buf;
     MPI_Offset disp;
     MPI_Offset foff, flen;   /* current file region remainder (absolute offset) */
-    MPI_Offset moff, mlen;   /* current memory region remainder (from buf) */
+    MPI_Offset moff, mlen;   /* current memory region remainder (from buf); a
+                                contiguous memory type is one region, without
+                                an iterator (mit_live 0) */
     MPI_Offset left;         /* stream bytes not yet taken */
     MPI_Offset pos;          /* stream bytes taken (and, once a method returns,
                                 moved), counted from the start of the request */

@@ -255,8 +255,13 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
 
     if (c->left <= 0)
         return 0;
-    rio__dtype_view_extent(req->filetype, req->disp, req->file_start + c->pos, c->left, &first,
-                           &end);
+    if (c->pos == 0 && req->end > 0) { /* the whole request, as rio__indep_rw found it */
+        first = req->first;
+        end = req->end;
+    } else {
+        rio__dtype_view_extent(req->filetype, req->disp, req->file_start + c->pos, c->left,
+                               &first, &end);
+    }
     MPI_Offset wsize = window_size(req, end - first);
     if (!req->write && iov_read(req, end - first, c->left)) {
         win = rio__store_scratch_get(req->st, (size_t)RIO_INDEP_HOLE_MAX);
