@@ -1220,15 +1220,22 @@ out:
 
 /* ---- what the last call did -------------------------------------------------------------- */
 
+/* A traced request of some rank: its time, then (for the regions of one
+ * list call, which share a time) its rank and place in the rank's trace. */
 struct tentry {
     double t;
     MPI_Offset off, len;
+    int rank, seq;
 };
 
 static int cmp_tentry(const void *x, const void *y)
 {
     const struct tentry *a = x, *b = y;
-    return a->t < b->t ? -1 : a->t > b->t;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
@@ -1251,7 +1258,8 @@ int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
         goto out;
     }
     for (int k = 0; k < n; k++)
-        mine[k] = (struct tentry){ctx->trace.t[k], ctx->trace.off[k], ctx->trace.len[k]};
+        mine[k] = (struct tentry){ctx->trace.t[k], ctx->trace.off[k], ctx->trace.len[k],
+                                  ctx->rank, k};
     int nb = n * (int)sizeof(struct tentry);
     MPI_Gather(&nb, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
     long long total = 0;

@@ -156,7 +156,7 @@ unsigned rio__store_notes(struct rio_store *st)
 
 /* ---- accounting ------------------------------------------------------- */
 
-void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len, double t)
 {
     struct rio_store_trace *tr = st->trace;
     if (!tr || len <= 0)
@@ -167,7 +167,7 @@ void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len)
     }
     tr->off[tr->n] = off;
     tr->len[tr->n] = len;
-    tr->t[tr->n] = rio__now();
+    tr->t[tr->n] = t;
     tr->n++;
 }
 
@@ -288,7 +288,7 @@ static int vec_full(struct rio_store *st, int wr, const struct iovec *iov, int i
     double t0 = rio__now();
     int rc = iov_total(iov, iovcnt, &total);
     if (!rc) {
-        rio__store_trace_add(st, off, (MPI_Offset)total);
+        rio__store_trace_add(st, off, (MPI_Offset)total, t0);
         rc = range_ok(off, total) ? xferv_full(st, wr, iov, iovcnt, off, &got) : RIO_E_OVERFLOW;
     }
     account(st, t0, (MPI_Offset)got);
@@ -374,7 +374,7 @@ int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
     double t0 = rio__now();
     int rc = list_check(file, mem, n, &total);
     for (int i = 0; !rc && st->trace && i < n; i++)
-        rio__store_trace_add(st, file[i].off, file[i].len);
+        rio__store_trace_add(st, file[i].off, file[i].len, t0);
     if (!rc && st->ops->read_list) {
         do
             rc = st->ops->read_list(st, file, mem, n, &got);
@@ -397,7 +397,7 @@ int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
     double t0 = rio__now();
     int rc = list_check(file, mem, n, &total);
     for (int i = 0; !rc && st->trace && i < n; i++)
-        rio__store_trace_add(st, file[i].off, file[i].len);
+        rio__store_trace_add(st, file[i].off, file[i].len, t0);
     if (!rc && st->ops->write_list) {
         do
             rc = st->ops->write_list(st, file, mem, n);
@@ -416,14 +416,14 @@ int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
 #define VIEW_BATCH 1024 /* regions per list call of the fallback */
 
 static void trace_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
-                       MPI_Offset pos, MPI_Offset len)
+                       MPI_Offset pos, MPI_Offset len, double t)
 {
     struct rio_dtype_iter it;
     MPI_Offset off, n, left = len;
     if (!st->trace || rio__dtype_iter_init(&it, ft, -1, pos))
         return;
     while (left > 0 && rio__dtype_iter_next(&it, left, &off, &n)) {
-        rio__store_trace_add(st, disp + off, n);
+        rio__store_trace_add(st, disp + off, n, t);
         left -= n;
     }
     rio__dtype_iter_free(&it);
@@ -499,7 +499,7 @@ int rio__store_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_
     if (!st->ops->write_view)
         return view_by_list(st, 1, ft, disp, pos, (char *)buf, len, NULL);
     double t0 = rio__now();
-    trace_view(st, ft, disp, pos, len);
+    trace_view(st, ft, disp, pos, len, t0);
     int rc;
     do
         rc = st->ops->write_view(st, ft, disp, pos, buf, len);
@@ -521,7 +521,7 @@ int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_O
     if (!st->ops->read_view)
         return view_by_list(st, 0, ft, disp, pos, buf, len, done);
     double t0 = rio__now();
-    trace_view(st, ft, disp, pos, len);
+    trace_view(st, ft, disp, pos, len, t0);
     do
         rc = st->ops->read_view(st, ft, disp, pos, buf, len, &got);
     while (rc == -EINTR);

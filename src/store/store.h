@@ -31,8 +31,10 @@ struct rio_layout {
 
 /** A record of the storage requests made while it is attached to a
  *  store (st->trace): one entry per contiguous file region, in issue
- *  order, with its start time on a clock all processes of a machine share.
- *  Entries past cap are counted in dropped, not stored. */
+ *  order, with the start time of the storage call that carried it on a
+ *  clock all processes of a machine share (the regions of one list call
+ *  share a time; their order is the entries').  Entries past cap are
+ *  counted in dropped, not stored. */
 struct rio_store_trace {
     MPI_Offset *off, *len;
     double *t;
@@ -183,8 +185,9 @@ int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_O
 /** Layout: the driver's, else striping_unit/striping_factor hints, else
  *  one target (known = 0). */
 void rio__store_layout(struct rio_store *st, struct rio_layout *out);
-/** Record one request in st->trace if one is attached. */
-void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len);
+/** Record one request, issued at time t (rio__now), in st->trace if one is
+ *  attached. */
+void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len, double t);
 
 /** The first step of every open: reset st's fields, find the driver for
  *  name (NULL, with a detail, for a prefix this build lacks) and the path
