@@ -716,12 +716,14 @@ static int prefetch_then_read(struct rio_coll_call *c, const struct rio_coll_pla
 
 /* ---- the call --------------------------------------------------------------------------- */
 
+/* name is a strategy's own (the table's string), so one strategy is
+ * always the same pointer. */
 static void count_strategy(struct rio_coll_ctx *ctx, const char *name)
 {
     for (int i = 0; i < 16; i++) {
         if (!ctx->counts[i].name)
             ctx->counts[i].name = name;
-        if (ctx->counts[i].name == name || !strcmp(ctx->counts[i].name, name)) {
+        if (ctx->counts[i].name == name) {
             ctx->counts[i].calls++;
             return;
         }
@@ -959,6 +961,13 @@ static const char *select_auto(struct rio_coll_call *c, char *reason, size_t len
     return rio__select_choose(ctx->sel, &ctx->sig, cands, ncand, reason, len);
 }
 
+/* A strategy and the name it was asked for by (a hint's value or the
+ * selector's candidate, valid during the call). */
+struct rio_coll_pick {
+    const char *name;
+    const struct rio_coll_strategy *s;
+};
+
 /*
  * The steady path skips the summary.  A strategy the hints force where
  * each rank serves itself needs none.  Under "auto", the last call must
@@ -972,18 +981,16 @@ static const char *select_auto(struct rio_coll_call *c, char *reason, size_t len
  * agreed values and the selector's state.
  */
 #define NO_SHIFT LLONG_MIN
-static int steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c, const char *name)
+static int steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c,
+                       const struct rio_coll_strategy *forced, struct rio_coll_pick *kept)
 {
-    const struct rio_coll_strategy *s;
-    if (strcmp(name, "auto")) {
-        s = rio__coll_strategy_find(name);
-        return s && s->alone;
-    }
+    if (forced)
+        return forced->alone;
     if (!ctx->steady || !ctx->sel || c->req->write != ctx->sig.write)
         return 0;
-    const char *chosen = rio__select_peek(ctx->sel, &ctx->sig);
-    s = chosen ? rio__coll_strategy_find(chosen) : NULL;
-    if (!s || !s->alone)
+    kept->name = rio__select_peek(ctx->sel, &ctx->sig);
+    kept->s = kept->name ? rio__coll_strategy_find(kept->name) : NULL;
+    if (!kept->s || !kept->s->alone)
         return 0;
     const MPI_Offset *o = ctx->own;
     MPI_Offset bytes = c->req->nbytes;
@@ -1024,7 +1031,9 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
 {
     struct rio_coll_call c;
     struct rio_coll_plan plan;
-    char reason[160];
+    /* why the call runs as it does, written where rio_coll_last reads it */
+    char *reason = ctx->last.reason;
+    const size_t rlen = sizeof ctx->last.reason;
     int rc = 0;
     double t_store0 = req->st->stats ? req->st->stats->time_storage : 0;
 
@@ -1048,8 +1057,12 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     gather_names(ctx, req->hints);
     c.names = ctx->names;
 
-    const struct rio_coll_strategy *s = rio__coll_strategy_find("two_phase");
-    double t_start = rio__now();
+    const struct rio_coll_strategy *s = rio__coll_strategy_fallback();
+    const char *name = choose(req, reason, rlen);
+    int is_auto = !strcmp(name, "auto");
+    /* the clock is read (21 ns a read here) only where the selector
+     * measures the call and itself */
+    double t_start = is_auto ? rio__now() : 0;
     int selected = 0;
     if (!ctx->sel) /* collective: every rank makes its first call here */
         make_selector(ctx, req->st, req->hints, &c.layout);
@@ -1070,40 +1083,44 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     ctx->agree[0] = 0;
     ctx->agree[1] = ctx->agree[2] = NO_SHIFT;
     ctx->agree[3] = 0;
-    const char *name = choose(req, reason, sizeof reason);
-    int is_auto = !strcmp(name, "auto");
-    double t_sel = rio__now();
-    int steady = steady_path(ctx, &c, name); /* under auto only with a selector */
+    /* one lookup per call: the forced strategy, or under auto the one the
+     * steady path keeps (the selector then names it again, by the same
+     * string) */
+    struct rio_coll_pick kept = {NULL, NULL};
+    const struct rio_coll_strategy *forced = is_auto ? NULL : rio__coll_strategy_find(name);
+    double t_sel = is_auto ? rio__now() : 0;
+    int steady = steady_path(ctx, &c, forced, &kept); /* under auto only with a selector */
     if (!steady) {
         int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
         rc = summary(&c, c.layout.known, may_compute);
         if (rc)
             goto out;
-        t_sel = rio__now();
+        if (is_auto)
+            t_sel = rio__now();
     }
     if (is_auto && ctx->sel) {
         rio__select_configure(ctx->sel, req->hints);
         if (steady) { /* the kept signature stands for the summary */
-            name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, sizeof reason);
+            name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, rlen);
             c.total = ctx->sig.bytes;
         } else {
-            name = select_auto(&c, reason, sizeof reason);
+            name = select_auto(&c, reason, rlen);
         }
         selected = 1;
         rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
     keep_shape(ctx, &c);
-    s = rio__coll_strategy_find(name);
+    s = !is_auto ? forced : name == kept.name ? kept.s : rio__coll_strategy_find(name);
     if (!s) {
-        snprintf(reason, sizeof reason, "unknown resonio_strategy '%s': two_phase", name);
-        s = rio__coll_strategy_find("two_phase");
+        snprintf(reason, rlen, "unknown resonio_strategy '%s': two_phase", name);
+        s = rio__coll_strategy_fallback();
     }
     if (s->needs_layout && !c.layout.known) {
-        snprintf(reason, sizeof reason,
+        snprintf(reason, rlen,
                  "%s needs a striping layout (striping_unit/striping_factor) and the file has "
                  "none: two_phase",
                  s->name);
-        s = rio__coll_strategy_find("two_phase");
+        s = rio__coll_strategy_fallback();
     }
     plan.mode = RIO_COLL_EXCHANGE;
     plan.round_bytes = req->hints->cb_buffer_size > 0 ? req->hints->cb_buffer_size : 16 << 20;
@@ -1121,12 +1138,12 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     if (rc)
         goto out;
     if (plan.reason[0]) {
-        char both[2 * sizeof reason + 4];
+        char both[2 * sizeof ctx->last.reason + 4];
         if (strcmp(reason, "default"))
             snprintf(both, sizeof both, "%s; %s", reason, plan.reason);
         else
             snprintf(both, sizeof both, "%s", plan.reason);
-        snprintf(reason, sizeof reason, "%.159s", both);
+        snprintf(reason, rlen, "%.159s", both);
     }
 
     switch (plan.mode) {
@@ -1186,7 +1203,6 @@ out:
     /* what this rank saw of the call; rio__coll_last completes it */
     struct rio_coll_info *L = &ctx->last; /* the per-target counts stay 0 */
     rio__strcpy(L->strategy, sizeof L->strategy, s->name);
-    rio__strcpy(L->reason, sizeof L->reason, reason);
     L->nprocs = c.nprocs;
     for (int a = 0; a < RIO_MAX(plan.naggs, L->naggs) && a < RIO_COLL_MAX_AGGS; a++)
         L->aggs[a] = a < plan.naggs ? plan.aggs[a] : 0;

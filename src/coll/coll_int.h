@@ -148,6 +148,9 @@ MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c);
 
 /* ---- strategy.c --------------------------------------------------------- */
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);
+/** The strategy that serves when the one asked for is unknown or cannot
+ *  apply (two_phase, ROMIO's). */
+const struct rio_coll_strategy *rio__coll_strategy_fallback(void);
 /** 1 where the fixed rules take every_rank rather than two_phase: a node
  *  holds several ranks and neither cb_nodes nor cb_config_list is set.
  *  Local; the same on every rank (hints and node map are). */

@@ -41,6 +41,11 @@ const struct rio_coll_strategy *rio__coll_strategy_find(const char *name)
     return NULL;
 }
 
+const struct rio_coll_strategy *rio__coll_strategy_fallback(void)
+{
+    return &rio__strategy_two_phase;
+}
+
 static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
     int single = 1;
