@@ -353,7 +353,8 @@ struct engine {
     MPI_Count nrp, caprp;
     struct rpiece **metas;   /* per rank: its groups of the round (decoded metadata) */
     MPI_Count *nmeta, *run;  /* per rank: their count; where its run starts in rp */
-    struct batch batch;      /* storage requests being built */
+    struct batch *batch;     /* storage requests being built (32 KiB, on the caller's
+                                stack and not zeroed: the engine is, every call) */
     size_t slot_bytes;       /* length of a role's round buffer */
     int drain;               /* nonzero (the cause): this rank only drains, see below */
     MPI_Errhandler errh;     /* the communicator's handler before draining */
@@ -670,7 +671,7 @@ static int storage_io(struct engine *e, int a, int write, const MPI_Offset *lo,
     struct rio_coll_call *c = e->c;
     const struct rio_coll_domain *d = &e->p->dom[a];
     struct rio_store *st = c->req->st;
-    struct batch *b = &e->batch;
+    struct batch *b = e->batch;
     MPI_Offset unit = d->kind == RIO_DOM_TARGETS ? c->layout.unit : 0;
     char *buf = e->buf_of[a];
     int rc = 0, defer = write && e->defer;
@@ -1152,9 +1153,12 @@ static int round_buffers(struct engine *e)
 int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
 {
     struct engine e;
+    struct batch batch;
     struct inflight fr = {0}, fa = {0};
     int rc = 0;
     memset(&e, 0, sizeof e);
+    batch.n = 0;
+    e.batch = &batch;
     e.c = c;
     e.p = p;
     e.comm = rio__coll_comm(c->ctx);
@@ -1218,15 +1222,15 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
         if (e.shm && c->req->write)
             shm_copies(&e, r);
         c->t_exchange += rio__now() - t0;
-        e.batch.n = 0;
+        batch.n = 0;
         for (int a = 0; a < p->naggs; a++)
             if (p->aggs[a] == c->rank)
                 aggregate_round(&e, a, r, &fa);
         if (e.defer && !e.drain && !e.err) {
             inflight_finish(&fr);
-            e.err = batch_flush(c->req->st, 1, &e.batch);
+            e.err = batch_flush(c->req->st, 1, &batch);
         }
-        e.batch.n = 0;
+        batch.n = 0;
         t0 = rio__now();
         if (e.shm && !c->req->write)
             shm_copies(&e, r);
