@@ -981,11 +981,11 @@ struct rio_coll_pick {
  * agreed values and the selector's state.
  */
 #define NO_SHIFT LLONG_MIN
-static int steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c,
+static int steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c, int is_auto,
                        const struct rio_coll_strategy *forced, struct rio_coll_pick *kept)
 {
-    if (forced)
-        return forced->alone;
+    if (!is_auto) /* forced: NULL for a name no strategy has */
+        return forced && forced->alone;
     if (!ctx->steady || !ctx->sel || c->req->write != ctx->sig.write)
         return 0;
     kept->name = rio__select_peek(ctx->sel, &ctx->sig);
@@ -1089,7 +1089,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     struct rio_coll_pick kept = {NULL, NULL};
     const struct rio_coll_strategy *forced = is_auto ? NULL : rio__coll_strategy_find(name);
     double t_sel = is_auto ? rio__now() : 0;
-    int steady = steady_path(ctx, &c, forced, &kept); /* under auto only with a selector */
+    int steady = steady_path(ctx, &c, is_auto, forced, &kept); /* auto: with a selector */
     if (!steady) {
         int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
         rc = summary(&c, c.layout.known, may_compute);

@@ -37,6 +37,8 @@
  *   resonio_strategy=independent: one collective from the second call on;
  *   after rio_file_set_info to two_phase a summary and two_phase ran;
  *   back to independent: one collective.
+ *   auto steady, then a resonio_strategy no strategy has: a summary, and
+ *   two_phase ran saying why; back to auto: a summary, then one collective.
  *
  * Each file is then read with POSIX reads and compared byte for byte with
  * the image of what was written (bytes no call wrote must be 0).
@@ -377,6 +379,34 @@ static void forced_file(void)
     close_verify(&t, "forced");
 }
 
+/* A strategy name no strategy has, set while auto is steady: the call
+ * is not steady (it exchanges a summary) and runs the fallback. */
+static void unknown_file(void)
+{
+    struct tfile t;
+    char s[64];
+    MPI_Info info = rt_info("resonio_select_candidates", "independent", "resonio_select_calls",
+                            "1", "resonio_select_threshold", "9", (char *)NULL);
+    if (!open_file(&t, "steady_unknown", 0, info))
+        return;
+    write_plain(&t, SUMMARY, "auto, call 1");
+    write_plain(&t, ONE, "auto, call 2");
+    set_strategy(&t, "no_such_strategy");
+    write_plain(&t, SUMMARY, "an unknown strategy after steady calls, call 3");
+    struct rio_coll_info in;
+    if (ct_last(t.fh, &in))
+        CHECK(!strcmp(in.strategy, "two_phase") &&
+                  strstr(in.reason, "unknown resonio_strategy 'no_such_strategy'"),
+              "call 3 ran '%s' because '%s', expected two_phase for the unknown name",
+              in.strategy, in.reason);
+    set_strategy(&t, "auto");
+    write_plain(&t, SUMMARY, "auto again, call 4");
+    write_plain(&t, ONE, "auto again, call 5");
+    CHECK(!strcmp(ran(&t, s, sizeof s), "independent"), "call 5 ran '%s', expected independent",
+          s);
+    close_verify(&t, "unknown");
+}
+
 int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
@@ -387,5 +417,6 @@ int main(int argc, char **argv)
     auto_file();
     fault_file();
     forced_file();
+    unknown_file();
     return rt_finish();
 }
