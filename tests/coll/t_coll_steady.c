@@ -283,14 +283,20 @@ static void close_verify(struct tfile *t, const char *what)
         unlink(t->path);
 }
 
+/* Hints under which auto decides at its first call and keeps the choice:
+ * one candidate, one call for it, and a threshold noise never reaches. */
+static MPI_Info steady_info(void)
+{
+    return rt_info("resonio_select_candidates", "independent", "resonio_select_calls", "1",
+                   "resonio_select_threshold", "9", (char *)NULL);
+}
+
 static void auto_file(void)
 {
     struct tfile t;
     long long slots[256], lens[256];
     char what[96];
-    MPI_Info info = rt_info("resonio_select_candidates", "independent", "resonio_select_calls",
-                            "1", "resonio_select_threshold", "9", (char *)NULL);
-    if (!open_file(&t, "steady", 0, info))
+    if (!open_file(&t, "steady", 0, steady_info()))
         return;
     write_plain(&t, SUMMARY, "auto, call 1");
     for (int k = 2; k <= 4; k++) {
@@ -337,9 +343,8 @@ static void fault_file(void)
     struct tfile t;
     long long slots[256], lens[256];
     const char *spec = rt_rank == rt_nprocs - 1 ? "op=write,n=3,err=EIO" : "none";
-    MPI_Info info = rt_info("resonio_select_candidates", "independent", "resonio_select_calls",
-                            "1", "resonio_select_threshold", "9", "resonio_fault", spec,
-                            (char *)NULL);
+    MPI_Info info = steady_info();
+    MPI_Info_set(info, "resonio_fault", spec);
     if (!open_file(&t, "steady_fault", 1, info))
         return;
     write_plain(&t, SUMMARY, "fault file, call 1");
@@ -385,9 +390,7 @@ static void unknown_file(void)
 {
     struct tfile t;
     char s[64];
-    MPI_Info info = rt_info("resonio_select_candidates", "independent", "resonio_select_calls",
-                            "1", "resonio_select_threshold", "9", (char *)NULL);
-    if (!open_file(&t, "steady_unknown", 0, info))
+    if (!open_file(&t, "steady_unknown", 0, steady_info()))
         return;
     write_plain(&t, SUMMARY, "auto, call 1");
     write_plain(&t, ONE, "auto, call 2");
