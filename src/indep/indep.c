@@ -174,7 +174,7 @@ void rio__indep_pairs_take(struct rio_pairs *c, MPI_Offset n)
 /* ---- contig and posix -------------------------------------------------- */
 
 int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, char *holes,
-                          long long *reqs)
+                          MPI_Offset hole_max, long long *reqs)
 {
     struct iovec iov[IOV_BATCH];
     struct rio_store *st = req->st;
@@ -186,7 +186,7 @@ int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, 
         int k = 0;
         while ((rc = rio__indep_pairs_peek(c, &fo, &mp, &len)) > 0) {
             MPI_Offset gap = k > 0 ? fo - (start + tot) : 0;
-            if (gap && (!holes || gap < 0 || gap > RIO_INDEP_HOLE_MAX || k + 2 > IOV_BATCH))
+            if (gap && (!holes || gap < 0 || gap > hole_max || k + 2 > IOV_BATCH))
                 break; /* a gap in the file: next call */
             if (gap) { /* a small hole, read into the scratch and dropped */
                 iov[k].iov_base = holes;
@@ -441,7 +441,7 @@ int rio__indep_rw(const struct rio_indep_req *given, MPI_Offset *done)
     switch (m) {
     case RIO_INDEP_CONTIG:
     case RIO_INDEP_POSIX:
-        rc = rio__indep_by_regions(req, &c, NULL, &reqs);
+        rc = rio__indep_by_regions(req, &c, NULL, 0, &reqs);
         if (stats) {
             if (m == RIO_INDEP_CONTIG)
                 stats->req_contig += reqs;

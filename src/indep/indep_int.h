@@ -51,21 +51,24 @@ void rio__indep_pairs_free(struct rio_pairs *c);
  * negative code.  Counters in req->st->stats are updated.
  *
  * by_regions: one call per run of file regions that follow one another
- * (contig and posix).  For reads, holes (a buffer of RIO_INDEP_HOLE_MAX
- * bytes, or NULL) lets a run go on over holes of up to that size: the
- * hole's bytes are read into the buffer and dropped (the sieve method's
- * reads of larger regions).  A hole costs its bytes' copy; a storage call
- * costs about as much as copying 4 KiB (resonio-micro-indep, tmpfs and
- * ext4: with 16 KiB here a read of 4 KiB regions at density 0.25 took
- * 0.86 ms against 0.36 ms with 4 KiB, per 2 MiB), so larger holes start
- * the next call.  Sieved reads of regions of RIO_INDEP_IOV_REGION bytes
- * and more go this way, and those of RIO_INDEP_IOV_SMALL bytes and more
- * whose mean hole is shorter than RIO_INDEP_HOLE_MAX (sieve.c). */
+ * (contig and posix).  For reads, holes (a buffer of hole_max bytes, or
+ * NULL) lets a run go on over holes of up to hole_max: the hole's bytes
+ * are read into the buffer and dropped (the sieve method's reads of larger
+ * regions).  A hole costs its bytes' copy; a storage call costs about as
+ * much as copying 4 KiB (resonio-micro-indep, tmpfs and ext4: with 16 KiB
+ * here a read of 4 KiB regions at density 0.25 took 0.86 ms against 0.36
+ * ms with 4 KiB, per 2 MiB), so larger holes start the next call.  Sieved
+ * reads of regions of RIO_INDEP_IOV_REGION bytes and more go this way
+ * with holes of up to RIO_INDEP_HOLE_MAX; those of RIO_INDEP_IOV_SMALL
+ * bytes and more whose mean hole is shorter than RIO_INDEP_HOLE_SUBPAGE go
+ * with holes of up to that (sieve.c): the window they would otherwise
+ * take reads the same holes and copies the regions once more. */
 #define RIO_INDEP_HOLE_MAX ((MPI_Offset)4 << 10)
+#define RIO_INDEP_HOLE_SUBPAGE ((MPI_Offset)8 << 10)
 #define RIO_INDEP_IOV_REGION ((MPI_Offset)4096)
 #define RIO_INDEP_IOV_SMALL ((MPI_Offset)1024)
 int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, char *holes,
-                          long long *reqs);
+                          MPI_Offset hole_max, long long *reqs);
 int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c);
 int rio__indep_list(const struct rio_indep_req *req, struct rio_pairs *c);
 int rio__indep_dtype(const struct rio_indep_req *req, struct rio_pairs *c);
