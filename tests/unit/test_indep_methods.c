@@ -58,6 +58,25 @@ static void shape_done(struct shape *s)
     }
 }
 
+/* File shape i: count blocks of len bytes, stride bytes apart, in a tile
+ * of count * stride bytes; requests of nbytes. */
+static void byte_vector(int i, const char *name, int count, int len, int stride,
+                        long long nbytes)
+{
+    struct shape *s = &fshapes[i];
+    MPI_Datatype t;
+    *s = (struct shape){.name = name, .n = count, .extent = (long long)count * stride};
+    for (int k = 0; k < count; k++) {
+        s->displ[k] = (long long)k * stride;
+        s->len[k] = len;
+    }
+    MPI_Type_vector(count, len, stride, MPI_BYTE, &t);
+    MPI_Type_create_resized(t, 0, s->extent, &s->type);
+    MPI_Type_free(&t);
+    shape_done(s);
+    fnbytes[i] = nbytes;
+}
+
 static void make_shapes(void)
 {
     MPI_Datatype t;
@@ -90,52 +109,16 @@ static void make_shapes(void)
     shape_done(s);
     fnbytes[2] = 51 * 40 + 17;
 
-    s = &fshapes[3]; /* large blocks */
-    *s = (struct shape){.name = "bigblocks", .n = 2, .displ = {0, 400000},
-                        .len = {300000, 300000}, .extent = 800000};
-    MPI_Type_vector(2, 300000, 400000, MPI_BYTE, &t);
-    MPI_Type_create_resized(t, 0, 800000, &s->type);
-    MPI_Type_free(&t);
-    shape_done(s);
-    fnbytes[3] = 1000000;
-
-    s = &fshapes[4]; /* page-sized blocks, holes of 3000: sieved reads by preadv */
-    *s = (struct shape){.name = "pages", .n = 3, .displ = {0, 8000, 16000},
-                        .len = {5000, 5000, 5000}, .extent = 24000};
-    MPI_Type_vector(3, 5000, 8000, MPI_BYTE, &t);
-    MPI_Type_create_resized(t, 0, 24000, &s->type);
-    MPI_Type_free(&t);
-    shape_done(s);
-    fnbytes[4] = 2 * 15000 + 7001;
-
-    s = &fshapes[5]; /* regions of 1500, holes of 1500: sieved reads by preadv */
-    *s = (struct shape){.name = "kblocks", .n = 2, .displ = {0, 3000}, .len = {1500, 1500},
-                        .extent = 6000};
-    MPI_Type_vector(2, 1500, 3000, MPI_BYTE, &t);
-    MPI_Type_create_resized(t, 0, 6000, &s->type);
-    MPI_Type_free(&t);
-    shape_done(s);
-    fnbytes[5] = 20 * 3000 + 701;
-
-    s = &fshapes[6]; /* regions of 1500, holes of 9000: sieved reads by window */
-    *s = (struct shape){.name = "kblocks-apart", .n = 2, .displ = {0, 10500},
-                        .len = {1500, 1500}, .extent = 21000};
-    MPI_Type_vector(2, 1500, 10500, MPI_BYTE, &t);
-    MPI_Type_create_resized(t, 0, 21000, &s->type);
-    MPI_Type_free(&t);
-    shape_done(s);
-    fnbytes[6] = 8 * 3000 + 701;
-
+    byte_vector(3, "bigblocks", 2, 300000, 400000, 1000000); /* large blocks */
+    /* page-sized blocks, holes of 3000: sieved reads by preadv */
+    byte_vector(4, "pages", 3, 5000, 8000, 2 * 15000 + 7001);
+    /* regions of 1500, holes of 1500: sieved reads by preadv */
+    byte_vector(5, "kblocks", 2, 1500, 3000, 20 * 3000 + 701);
+    /* regions of 1500, holes of 9000: sieved reads by window */
+    byte_vector(6, "kblocks-apart", 2, 1500, 10500, 8 * 3000 + 701);
     /* regions of 1500, holes of 6000 (above a page, below two): sieved
      * reads by preadv */
-    s = &fshapes[7];
-    *s = (struct shape){.name = "kblocks-page-apart", .n = 2, .displ = {0, 7500},
-                        .len = {1500, 1500}, .extent = 15000};
-    MPI_Type_vector(2, 1500, 7500, MPI_BYTE, &t);
-    MPI_Type_create_resized(t, 0, 15000, &s->type);
-    MPI_Type_free(&t);
-    shape_done(s);
-    fnbytes[7] = 8 * 3000 + 701;
+    byte_vector(7, "kblocks-page-apart", 2, 1500, 7500, 8 * 3000 + 701);
 
     s = &mshapes[0];
     *s = (struct shape){.name = "mem-contig", .n = 1, .displ = {0}, .len = {1}, .extent = 1};
