@@ -33,11 +33,16 @@
  *              last candidate used to run on, since the examination
  *              waited for a result that would not come)
  *   time       the selector's own time is counted per call
+ *   bounds     resonio_select_threshold is taken inside (0, 10) and
+ *              resonio_select_prune inside [0, 1]; anything else, bounds
+ *              and trailing text included, gives the default (0.15, 0.5),
+ *              and a changed hint is read again at the next configure
  */
 #include <string.h>
 
 #include "file/file_int.h"
 #include "select/select.h"
+#include "select/select_int.h"
 #include "unit.h"
 
 #define MAXC 256
@@ -547,6 +552,33 @@ static void own_time(void)
     printf("ok - the selector's own time\n");
 }
 
+static void hint_bounds(void)
+{
+    static const struct {
+        const char *text;
+        double threshold, prune; /* what each hint takes from the text */
+    } cases[] = {
+        {NULL, 0.15, 0.5},  {"0.3", 0.3, 0.3},   {"0", 0.15, 0},    {"1", 1, 1},
+        {"10", 0.15, 0.5},  {"9.5", 9.5, 0.5},   {"-0.1", 0.15, 0.5}, {"1.01", 1.01, 0.5},
+        {"abc", 0.15, 0.5}, {"0.2x", 0.15, 0.5}, {"", 0.15, 0.5},  {"nan", 0.15, 0.5},
+    };
+    struct sim m;
+    sim_open(&m, NULL, 2);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* one selector, configured again with each text: a changed hint is re-read */
+        m.h.select_threshold = (char *)cases[i].text;
+        m.h.select_prune = (char *)cases[i].text;
+        rio__select_configure(m.s, &m.h);
+        CHECK(m.s->threshold == cases[i].threshold && m.s->prune == cases[i].prune,
+              "bounds: '%s' gave threshold %g and prune %g, expected %g and %g",
+              cases[i].text ? cases[i].text : "(unset)", m.s->threshold, m.s->prune,
+              cases[i].threshold, cases[i].prune);
+    }
+    m.h.select_threshold = NULL; /* not owned */
+    sim_close(&m);
+    printf("ok - the threshold and prune hints' bounds\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -559,6 +591,7 @@ int main(int argc, char **argv)
     behind();
     lost_result();
     own_time();
+    hint_bounds();
     printf("%d passed, %d failed\n", npass, nfail);
     MPI_Finalize();
     return nfail != 0;
