@@ -41,33 +41,43 @@ static int hint_changed(const struct rio_select *s, const char *hint, char *seen
     return 1;
 }
 
+/* A number the selector takes from a hint, re-read only when the hint's
+ * text changed: the value when the whole text is a number inside the
+ * bounds (open bounds unless `closed`), else `dflt`, said once on rank 0
+ * under RESONIO_VERBOSE. */
+struct num_hint {
+    const char *key;
+    double dflt, lo, hi;
+    int closed;
+};
+
+static void number_hint(struct rio_select *s, const struct num_hint *nh, const char *text,
+                        char *seen, size_t seen_len, int *warned, double *out)
+{
+    if (!hint_changed(s, text, seen, seen_len))
+        return;
+    *out = nh->dflt;
+    if (!text)
+        return;
+    char *end;
+    double t = strtod(text, &end);
+    int inside = nh->closed ? t >= nh->lo && t <= nh->hi : t > nh->lo && t < nh->hi;
+    if (end != text && !*end && inside)
+        *out = t;
+    else if (verbose() && s->rank == 0 && !(*warned)++)
+        fprintf(stderr, "resonio: ignoring %s=%s\n", nh->key, text);
+}
+
 void rio__select_configure(struct rio_select *s, const struct rio_hints *h)
 {
+    static const struct num_hint threshold = {"resonio_select_threshold", 0.15, 0, 10, 0};
+    static const struct num_hint prune = {"resonio_select_prune", 0.5, 0, 1, 1};
     s->calls_per = h->select_calls > 0 ? h->select_calls : 3;
-    if (hint_changed(s, h->select_threshold, s->seen_threshold, sizeof s->seen_threshold)) {
-        s->threshold = 0.15;
-        if (h->select_threshold) {
-            char *end;
-            double t = strtod(h->select_threshold, &end);
-            if (end != h->select_threshold && !*end && t > 0 && t < 10)
-                s->threshold = t;
-            else if (verbose() && s->rank == 0 && !s->warned_threshold++)
-                fprintf(stderr, "resonio: ignoring resonio_select_threshold=%s\n",
-                        h->select_threshold);
-        }
-    }
+    number_hint(s, &threshold, h->select_threshold, s->seen_threshold, sizeof s->seen_threshold,
+                &s->warned_threshold, &s->threshold);
     s->patience = h->select_patience > 0 ? h->select_patience : 2;
-    if (hint_changed(s, h->select_prune, s->seen_prune, sizeof s->seen_prune)) {
-        s->prune = 0.5;
-        if (h->select_prune) {
-            char *end;
-            double t = strtod(h->select_prune, &end);
-            if (end != h->select_prune && !*end && t >= 0 && t <= 1)
-                s->prune = t;
-            else if (verbose() && s->rank == 0 && !s->warned_prune++)
-                fprintf(stderr, "resonio: ignoring resonio_select_prune=%s\n", h->select_prune);
-        }
-    }
+    number_hint(s, &prune, h->select_prune, s->seen_prune, sizeof s->seen_prune, &s->warned_prune,
+                &s->prune);
     const char *cands = h->select_candidates ? h->select_candidates : "";
     if (strcmp(cands, s->filter))
         rio__strcpy(s->filter, sizeof s->filter, cands);
