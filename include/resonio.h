@@ -30,6 +30,7 @@
 #define RESONIO_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -319,6 +320,16 @@ struct rio_select_info {
 int rio_select_count(rio_file *fh, int *count);
 /** Signature i (0 <= i < count) into *out.  Local; the same on every rank. */
 int rio_select_get(rio_file *fh, int i, struct rio_select_info *out);
+
+/* ---- memory ------------------------------------------------------------
+ * Freed blocks of 64 KiB and more (piece lists, metadata, round buffers)
+ * are kept for the process's later calls and files, up to
+ * RESONIO_POOL_MIB mebibytes (default 128), and released at MPI_Finalize. */
+/** Release the kept blocks now: for a program done with I/O for a while,
+ *  or one that measures its own memory.  *released (may be NULL) gets
+ *  their bytes.  Local and thread-safe; a later call that needs such a
+ *  block allocates it again.  Returns MPI_SUCCESS. */
+int rio_release_memory(size_t *released);
 
 #pragma GCC visibility pop
 

@@ -13,8 +13,9 @@
  * and more stay here, up to RESONIO_POOL_MIB mebibytes (default
  * POOL_DEFAULT_MIB; 0 keeps none), and the next call or file takes the
  * smallest that fits; the oldest go first when the limit is reached.  They
- * are returned to the system when MPI finalizes.  Each block carries its
- * capacity in a header in front of what the caller gets.
+ * are returned to the system when MPI finalizes, or earlier when the
+ * program asks (rio_release_memory).  Each block carries its capacity in a
+ * header in front of what the caller gets.
  */
 #include "common.h"
 
@@ -219,6 +220,17 @@ void rio__pool_free(void *p)
         pthread_mutex_unlock(&pool_lock);
     }
     free(base);
+}
+
+int rio_release_memory(size_t *released)
+{
+    pthread_mutex_lock(&pool_lock);
+    size_t bytes = pool_bytes;
+    pool_drain();
+    pthread_mutex_unlock(&pool_lock);
+    if (released)
+        *released = bytes;
+    return MPI_SUCCESS;
 }
 
 void rio__pool_held(size_t *bytes, int *blocks)

@@ -8,7 +8,9 @@
  * enough and keeps the contents when it must; the oldest blocks leave
  * first at the limit, and a block larger than the limit is not kept; an
  * injected allocation failure fails a request even when a block is kept,
- * and leaves the block there; MPI_Finalize empties the pool.
+ * and leaves the block there; rio_release_memory empties the pool and
+ * says how much it held, and the pool keeps blocks again afterwards;
+ * MPI_Finalize empties the pool.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +90,18 @@ int main(int argc, char **argv)
     held(MIB + 512 * KIB, 1, "after the failed request");
     rio__pool_free(h);
     rio__pool_free(NULL);
+
+    /* released on request, with what was held; kept again after */
+    held(MIB + 512 * KIB + 512 * KIB, 2, "before the release");
+    size_t released = 0;
+    CHECK(rio_release_memory(&released) == MPI_SUCCESS, "rio_release_memory");
+    CHECK(released == 2 * MIB, "released %zu bytes, want %zu", released, 2 * MIB);
+    held(0, 0, "after rio_release_memory");
+    CHECK(rio_release_memory(NULL) == MPI_SUCCESS, "rio_release_memory(NULL), nothing held");
+    char *k = rio__pool_alloc(MIB);
+    CHECK(k != NULL, "alloc 1 MiB after the release");
+    rio__pool_free(k);
+    held(MIB, 1, "kept again after the release");
 
     MPI_Finalize();
     held(0, 0, "after MPI_Finalize");
