@@ -207,7 +207,8 @@ struct bench_phase {
 struct bench_impl_result {
     const struct bench_impl *impl;
     struct bench_phase w, r;
-    double rss_mib;   /* peak RSS over its rounds, max over ranks */
+    double rss_mib;       /* peak RSS of its probe round, max over ranks */
+    double rss_added_mib; /* of which the round added (peak - resident at start) */
     long long errors; /* failed calls + wrong bytes, all rounds, all ranks */
     long long strays; /* non-zero bytes in never-written gaps (holes) */
 };

@@ -11,7 +11,7 @@ write_time_exchange,write_time_storage,write_stats_time_storage,write_copies_per
 write_strategy,\
 read_desired,read_accessed,read_storage_ops,read_resent,read_region,\
 read_time_exchange,read_time_storage,read_stats_time_storage,read_copies_per_byte,\
-read_strategy,rss_mib,verified,errors,stray_bytes,\
+read_strategy,rss_mib,rss_added_mib,verified,errors,stray_bytes,\
 write_call_us,write_select_calls,write_select_exam_calls,write_select_us,write_select_pct,\
 read_call_us,read_select_calls,read_select_exam_calls,read_select_us,read_select_pct,\
 select_target,\
@@ -169,9 +169,15 @@ foreach(p RANGE ${np})
   foreach(i RANGE ${ni})
     expect_type(impl STRING points ${p} impls ${i} impl)
     expect_type(verified BOOLEAN points ${p} impls ${i} verified)
-    foreach(k errors stray_bytes rss_mib)
+    foreach(k errors stray_bytes rss_mib rss_added_mib)
       expect_type(${k} NUMBER points ${p} impls ${i} ${k})
     endforeach()
+    # what the probe round added is part of its peak
+    string(JSON rss GET "${json}" points ${p} impls ${i} rss_mib)
+    string(JSON add GET "${json}" points ${p} impls ${i} rss_added_mib)
+    if(NOT rss GREATER 0 OR add LESS 0 OR add GREATER rss)
+      fail("point ${p} impl ${i}: rss_mib ${rss}, rss_added_mib ${add}")
+    endif()
     foreach(ph write read)
       expect_type(${ph} OBJECT points ${p} impls ${i} ${ph})
       foreach(k mibs_median mibs_min mibs_max)

@@ -126,6 +126,12 @@ static void cell_copies(char *buf, size_t len, const struct bench_impl_result *r
              (double)(r->w.copies + r->r.copies) / (double)(r->w.coll_bytes + r->r.coll_bytes));
 }
 
+/* Peak RSS of the probe round and what the round added, MiB. */
+static void cell_rss(char *buf, size_t len, const struct bench_impl_result *r)
+{
+    snprintf(buf, len, "%.0f (+%.0f)", r->rss_mib, r->rss_added_mib);
+}
+
 static void cell_ran(char *buf, size_t len, const struct bench_impl_result *r)
 {
     const char *w = r->w.have_coll && r->w.ran[0] ? r->w.ran : "-";
@@ -434,14 +440,14 @@ void bench_print_point(FILE *to, const struct bench_point *p)
             p->w->name, p->params, p->w->source, p->shape, mib(p->bytes), mib(p->filesize), fr, mr,
             p->fine_grained ? "; fine-grained noncontiguous" : "",
             p->large_contig ? "; large contiguous" : "", p->seconds);
-    fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %7s %-16s %s\n", "impl",
+    fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %11s %-16s %s\n", "impl",
             "write MiB/s", "read MiB/s", "w/nat", "r/nat", "accessed MiB", "stor ops", "resent MiB",
             "region KiB", "xchg/stor ms", "copy/B", "RSS MiB", "ran", "verified");
     const struct bench_impl_result *n = find_res(p, "native");
     for (int k = 0; k < p->nres; k++) {
         const struct bench_impl_result *r = &p->res[k];
         char w[32], rd[32], wn[16], rn[16], acc[80], ops[80], res[80], reg[80], tim[48], cp[16],
-            ran[160];
+            rss[48], ran[160];
         cell_tp(w, sizeof w, &r->w);
         cell_tp(rd, sizeof rd, &r->r);
         num(wn, sizeof wn, n ? ratio(r->w.med, n->w.med) : -1, 2);
@@ -452,6 +458,7 @@ void bench_print_point(FILE *to, const struct bench_point *p)
         cell_pair(reg, sizeof reg, r, 3);
         cell_times(tim, sizeof tim, r);
         cell_copies(cp, sizeof cp, r);
+        cell_rss(rss, sizeof rss, r);
         cell_ran(ran, sizeof ran, r);
         char ok[64];
         if (r->errors)
@@ -460,8 +467,8 @@ void bench_print_point(FILE *to, const struct bench_point *p)
             snprintf(ok, sizeof ok, "yes, %lld B in gaps", r->strays);
         else
             snprintf(ok, sizeof ok, "yes");
-        fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %7.0f %-16s %s\n",
-                r->impl->name, w, rd, wn, rn, acc, ops, res, reg, tim, cp, r->rss_mib, ran, ok);
+        fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %11s %-16s %s\n",
+                r->impl->name, w, rd, wn, rn, acc, ops, res, reg, tim, cp, rss, ran, ok);
     }
     if (any_tgt(p)) {
         fprintf(to, "   sequential fraction at the targets (target 0, 1, ...: all), write | "
@@ -550,7 +557,7 @@ static const char csv_header[] =
     "write_strategy,"
     "read_desired,read_accessed,read_storage_ops,read_resent,read_region,"
     "read_time_exchange,read_time_storage,read_stats_time_storage,read_copies_per_byte,"
-    "read_strategy,rss_mib,verified,errors,stray_bytes,"
+    "read_strategy,rss_mib,rss_added_mib,verified,errors,stray_bytes,"
     "write_call_us,write_select_calls,write_select_exam_calls,write_select_us,write_select_pct,"
     "read_call_us,read_select_calls,read_select_exam_calls,read_select_us,read_select_pct,"
     "select_target,"
@@ -646,7 +653,8 @@ static int write_csv(const struct bench_opts *o, const struct bench_meta *m)
                 fprintf(f, ",,");
             csv_phase(f, &r->w);
             csv_phase(f, &r->r);
-            fprintf(f, ",%.1f,%d,%lld,%lld", r->rss_mib, r->errors == 0, r->errors, r->strays);
+            fprintf(f, ",%.1f,%.1f,%d,%lld,%lld", r->rss_mib, r->rss_added_mib, r->errors == 0,
+                    r->errors, r->strays);
             csv_sel(f, p, r, &r->w);
             csv_sel(f, p, r, &r->r);
             /* the target's verdict, on the row whose numbers it judges */
@@ -817,8 +825,9 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
             json_str(f, r->impl->name);
             fprintf(f,
                     ", \"verified\": %s, \"errors\": %lld, \"stray_bytes\": %lld, "
-                    "\"rss_mib\": %.1f,\n        \"write\": ",
-                    r->errors ? "false" : "true", r->errors, r->strays, r->rss_mib);
+                    "\"rss_mib\": %.1f, \"rss_added_mib\": %.1f,\n        \"write\": ",
+                    r->errors ? "false" : "true", r->errors, r->strays, r->rss_mib,
+                    r->rss_added_mib);
             json_phase(f, p, r, &r->w, n ? n->w.med : 0);
             fprintf(f, ",\n        \"read\": ");
             json_phase(f, p, r, &r->r, n ? n->r.med : 0);
@@ -960,13 +969,13 @@ static void md_point(FILE *f, const struct bench_point *p)
     fprintf(f, "| impl | write MiB/s | read MiB/s | w/native | r/native | desired MiB w/r | "
                "accessed MiB w/r | "
                "storage ops w/r | resent MiB w/r | region KiB w/r | exchange/storage ms | "
-               "copies/B | RSS MiB | ran | verified |\n");
+               "copies/B | RSS MiB (+added) | ran | verified |\n");
     fprintf(f, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
     const struct bench_impl_result *n = find_res(p, "native");
     for (int k = 0; k < p->nres; k++) {
         const struct bench_impl_result *r = &p->res[k];
         char w[32], rd[32], wn[16], rn[16], des[80], acc[80], ops[80], res[80], reg[80], tim[48],
-            cp[16], ran[160];
+            cp[16], rss[48], ran[160];
         cell_tp(w, sizeof w, &r->w);
         cell_tp(rd, sizeof rd, &r->r);
         num(wn, sizeof wn, n ? ratio(r->w.med, n->w.med) : -1, 2);
@@ -978,10 +987,11 @@ static void md_point(FILE *f, const struct bench_point *p)
         cell_pair(reg, sizeof reg, r, 3);
         cell_times(tim, sizeof tim, r);
         cell_copies(cp, sizeof cp, r);
+        cell_rss(rss, sizeof rss, r);
         cell_ran(ran, sizeof ran, r);
         fprintf(f,
-                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %s |\n",
-                r->impl->name, w, rd, wn, rn, des, acc, ops, res, reg, tim, cp, r->rss_mib, ran,
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                r->impl->name, w, rd, wn, rn, des, acc, ops, res, reg, tim, cp, rss, ran,
                 r->errors   ? "**NO**"
                 : r->strays ? "yes, but non-zero bytes in gaps"
                             : "yes");
@@ -1149,8 +1159,13 @@ static const char report_head[] =
     "holds exactly the workload's bytes. \"non-zero bytes in gaps\" means the bytes the "
     "workload never writes (hpio with region_spacing) did not read back as zero: the "
     "implementation wrote something there (the data itself was right).\n"
-    "- RSS: peak resident set (ru_maxrss, reset before each round), max over ranks; it "
-    "includes the benchmark's own buffers.\n"
+    "- RSS: peak resident set of the implementation's probe round (untimed; ru_maxrss reset "
+    "before it), max over ranks, and in brackets what that round added to the resident set "
+    "it started with. Before the round, resonio's kept buffers (`rio_release_memory`) and "
+    "the C library's free memory go back to the system, so no other row's leftovers count; "
+    "the peak includes the benchmark's own buffers (resident before the round) and the MPI "
+    "library's memory. What a round adds is memory first touched in it, library code and MPI "
+    "buffers included, so the first rows of a run carry some that later rows share.\n"
     "- Targets: resonio `auto` >= native (write and read medians) on every workload; >= 3x "
     "native and >= 50% of `limit` on fine-grained noncontiguous workloads (a rank's file "
     "pieces smaller than a 4 KiB page); >= 80% of `limit` on large contiguous ones (each rank's call one contiguous "

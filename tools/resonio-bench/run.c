@@ -45,6 +45,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -246,6 +250,33 @@ static double rss_mib(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_maxrss / 1024.0;
+}
+
+/* The resident set now, MiB (0 when /proc cannot say). */
+static double rss_now_mib(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        fclose(f);
+    }
+    return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1 << 20);
+}
+
+/* Before an implementation's probe round, the memory other rounds left
+ * behind goes back to the system: resonio's kept blocks and the C
+ * library's free memory.  Without this every row's peak was the same,
+ * whatever was largest in the process; two_phase, independent and native
+ * (demo seg=1M, MPICH) peaked at 64, 54 and 62 MiB run alone and all at
+ * 81 run together. */
+static void rss_settle(void)
+{
+    rio_release_memory(NULL);
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 /* ---- one round of an MPI-IO implementation --------------------------------- */
@@ -707,6 +738,14 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
         x.chk[0] = malloc(CHECK_CHUNK);
         x.chk[1] = malloc(CHECK_CHUNK);
         bad = !x.wbuf || !x.rbuf || !x.chk[0] || !x.chk[1];
+        if (!bad) {
+            /* resident before the first round, which would count them (and
+             * wbuf by prepare); not zeros, which the compiler may turn into
+             * a calloc that leaves fresh pages untouched */
+            memset(x.rbuf, SENTINEL, x.plan.membytes ? x.plan.membytes : 1);
+            memset(x.chk[0], SENTINEL, CHECK_CHUNK);
+            memset(x.chk[1], SENTINEL, CHECK_CHUNK);
+        }
         if (bad)
             snprintf(err, sizeof err, "%s: out of memory", p->w->name);
         else if (prepare(&x)) {
@@ -756,6 +795,8 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
         x.lim_hi = (MPI_Offset)p->bytes * (x.rank + 1) / x.np;
         x.lbuf = malloc((size_t)(x.lim_hi - x.lim_lo) + 1);
         bad = !x.lbuf;
+        if (x.lbuf)
+            memset(x.lbuf, SENTINEL, (size_t)(x.lim_hi - x.lim_lo) + 1);
         MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (any) {
             errors = 1;
@@ -809,18 +850,27 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             x.salt = (unsigned)(r * 16 + k + 1);
             if (im->kind != IMPL_LIMIT && fill(&x))
                 e++;
+            /* memory: the probe round's, from a settled start (rss_settle) */
+            if (r == 0)
+                rss_settle();
             rss_reset();
+            double rss0 = r == 0 ? rss_now_mib() : 0;
             first_bad[0] = 0;
             if (im->kind == IMPL_LIMIT)
                 limit_round(&x, &tw, &tr, &e);
             else
                 mpi_round(&x, res, infos[k], r == 0 ? &pw : NULL, r == 0 ? &pr : NULL, sel, &tw,
                           &tr, &e, &st);
-            double t[2] = {tw, tr}, tmax[2], rss = rss_mib(), rssmax;
+            double t[2] = {tw, tr}, tmax[2], peak = rss_mib();
+            double rss[2] = {peak, rss0 > 0 && peak > rss0 ? peak - rss0 : 0}, rssmax[2];
             long long es[2] = {e, st}, esum[2];
             MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             MPI_Allreduce(es, esum, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-            MPI_Allreduce(&rss, &rssmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (r == 0) {
+                MPI_Allreduce(rss, rssmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                res->rss_mib = rssmax[0];
+                res->rss_added_mib = rssmax[1];
+            }
             if (e)
                 fprintf(stderr, "%sresonio-bench: rank %d: %s %s, %s, round %d: %lld wrong%s%s\n",
                         line_start(x.rank), x.rank, p->w->name, p->params, im->name, r, e,
@@ -841,8 +891,6 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             res->errors += esum[0];
             res->strays += esum[1];
             errors += esum[0];
-            if (rssmax > res->rss_mib)
-                res->rss_mib = rssmax;
             if (r > 0) {
                 double mib = (double)p->bytes / (1 << 20);
                 res->w.mibs[res->w.n++] = tmax[0] > 0 ? mib / tmax[0] : 0;
