@@ -416,8 +416,8 @@ static void sel_line(char *buf, size_t len, const struct bench_point *p, int wri
         return;
     }
     if (!c.measured) {
-        snprintf(buf, len, "not measured: every call examined (%.4g calls per round)%s", c.calls,
-                 tail);
+        snprintf(buf, len, "not measured: every call examined (%.4g call%s per round)%s", c.calls,
+                 c.calls == 1 ? "" : "s", tail);
         return;
     }
     call_size(size, sizeof size, p);
