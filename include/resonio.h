@@ -239,6 +239,9 @@ struct rio_stats {
     double time_storage;                   /**< seconds inside storage requests */
     long long copies;                      /**< bytes copied in memory by independent
                                                 requests (staging of small pieces) */
+    double time_agree;                     /**< seconds in the error agreement that ends
+                                                each collective data-access call, waiting
+                                                for the other ranks included */
 };
 /** Copy the calling rank's counters for fh into *out.  Local. */
 int rio_stats_get(rio_file *fh, struct rio_stats *out);

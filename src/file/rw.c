@@ -357,6 +357,8 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     }
     if (dt)
         rio__dtype_put(dt);
+    /* the agreement: where a collective call waits for the slowest rank */
+    double t_agree = coll ? rio__now() : 0;
     if (engine) {
         /* the engine's measurements ride on the agreement (a context that
          * could not be made is missing on every rank) */
@@ -369,6 +371,8 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     } else if (coll) {
         err = rio__file_agree(fh->comm, err);
     }
+    if (coll)
+        fh->stats.time_agree += rio__now() - t_agree;
     if (engine && fh->report)
         rio__stats_coll_call(fh, op);
     if (!err)

@@ -2,8 +2,9 @@
  * stats.c — the RESONIO_STATS report printed at close.
  *
  * Counters are kept per rank in the file object (struct rio_stats) by the
- * layers that do the work; at close they are summed over the ranks (time in
- * storage: the slowest rank) and rank 0 prints one block per file.
+ * layers that do the work; at close they are summed over the ranks (times in
+ * storage and in the agreement: the largest rank's) and rank 0 prints one
+ * block per file.
  */
 #include "file_int.h"
 
@@ -27,9 +28,9 @@ void rio__stats_report(rio_file *fh)
                         s->req_list,    s->req_dtype,   s->bytes_accessed, s->copies};
     enum { N = sizeof mine / sizeof mine[0] };
     long long sum[N];
-    double tmax = 0;
+    double t[2] = {s->time_storage, s->time_agree}, tmax[2] = {0, 0};
     MPI_Reduce(mine, sum, N, MPI_LONG_LONG, MPI_SUM, 0, fh->comm);
-    MPI_Reduce(&s->time_storage, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, fh->comm);
+    MPI_Reduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, 0, fh->comm);
     if (fh->rank != 0)
         return;
     fprintf(stderr,
@@ -39,9 +40,10 @@ void rio__stats_report(rio_file *fh)
             "  regions      %lld\n"
             "  storage requests  contig %lld, posix %lld, sieve %lld, list %lld, dtype %lld\n"
             "  staged copies     %lld bytes\n"
-            "  time in storage   %.6f s (slowest rank)\n",
+            "  time in storage   %.6f s (slowest rank)\n"
+            "  time in agreement %.6f s (the rank that waited longest)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[10], sum[4], sum[5],
-            sum[6], sum[7], sum[8], sum[9], sum[11], tmax);
+            sum[6], sum[7], sum[8], sum[9], sum[11], tmax[0], tmax[1]);
     rio__coll_report(fh->coll, fh->filename);
 }
 

@@ -17,10 +17,14 @@
  * whole file with POSIX reads.  Last, reads at end of file: short counts,
  * MPI_UNDEFINED for a partial derived type, the pointer moved only by
  * what was read.  Then zero counts (also on one rank of a collective) and
- * MPI_BOTTOM with a type of absolute addresses.
+ * MPI_BOTTOM with a type of absolute addresses.  Last, the statistics'
+ * time in the agreement: none for an independent call, and at least the
+ * time a late rank kept the others waiting for a collective one.
  */
 #include "resonio.h"
 #include "rtest.h"
+
+#include <time.h>
 
 #define B 1000
 #define NSLOT 11
@@ -512,6 +516,58 @@ static void zero_and_bottom(rio_file *fh)
     MPI_Type_free(&abs_r);
 }
 
+/* The last rank comes LATE seconds late to a collective write; every
+ * other rank waits for it in the agreement, and rio_stats says so.  The
+ * independent strategy makes the agreement the call's only communication
+ * once the first collective call has set the file's engine up. */
+#define LATE 0.03
+static void agreement_time(void)
+{
+    char p[4096];
+    rio_file *fh = RIO_FILE_NULL;
+    unsigned char w[B];
+    struct rio_stats s0, s1, s2;
+    memset(w, 0x3C, sizeof w);
+    rt_path(p, sizeof p, "rw-agree");
+    if (rt_rank == 0)
+        unlink(p);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "resonio_strategy", "independent");
+    int opened =
+        RT_OK(rio_file_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+    MPI_Info_free(&info);
+    if (!opened)
+        return;
+    RT_OK(rio_stats_get(fh, &s0));
+    RT_OK(rio_file_write_at(fh, (MPI_Offset)rt_rank * B, w, B, MPI_BYTE, MPI_STATUS_IGNORE));
+    RT_OK(rio_stats_get(fh, &s1));
+    CHECK(s0.time_agree == 0 && s1.time_agree == 0,
+          "time_agree %g after open and %g after an independent write, expected 0", s0.time_agree,
+          s1.time_agree);
+    RT_OK(rio_file_write_at_all(fh, (MPI_Offset)(rt_nprocs + rt_rank) * B, w, B, MPI_BYTE,
+                                MPI_STATUS_IGNORE));
+    RT_OK(rio_stats_get(fh, &s1));
+    CHECK(s1.time_agree > 0, "time_agree did not grow in a collective write (%g s)",
+          s1.time_agree);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == rt_nprocs - 1) {
+        struct timespec late = {0, (long)(LATE * 1e9)};
+        nanosleep(&late, NULL);
+    }
+    RT_OK(rio_file_write_at_all(fh, (MPI_Offset)(2 * rt_nprocs + rt_rank) * B, w, B, MPI_BYTE,
+                                MPI_STATUS_IGNORE));
+    RT_OK(rio_stats_get(fh, &s2));
+    double waited = s2.time_agree - s1.time_agree;
+    CHECK(rt_rank == rt_nprocs - 1 || waited >= LATE / 2,
+          "waited %g s in the agreement for a rank %g s late", waited, LATE);
+    RT_OK(rio_file_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        RT_OK(rio_file_delete(p, MPI_INFO_NULL));
+}
+
 int main(int argc, char **argv)
 {
     rio_file *fh = RIO_FILE_NULL;
@@ -534,5 +590,6 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rt_rank == 0)
         RT_OK(rio_file_delete(path, MPI_INFO_NULL));
+    agreement_time();
     return rt_finish();
 }
