@@ -184,6 +184,7 @@ struct bench_phase {
     int have_stats; /* rio_stats_get worked */
     long long desired, accessed, ops, regions;
     double time_storage; /* rio_stats, slowest rank */
+    double time_agree;   /* rio_stats: the rank that waited longest in the agreement */
     int have_coll;       /* rio_coll_last worked on every call */
     long long resent, copies, coll_bytes, coll_reqs;
     double time_exchange, time_coll_storage; /* per call slowest rank, summed */

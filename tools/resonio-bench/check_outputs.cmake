@@ -7,10 +7,12 @@ set(expected_header
 write_mibs_median,write_mibs_min,write_mibs_max,read_mibs_median,read_mibs_min,\
 read_mibs_max,write_ratio_native,read_ratio_native,\
 write_desired,write_accessed,write_storage_ops,write_resent,write_region,\
-write_time_exchange,write_time_storage,write_stats_time_storage,write_copies_per_byte,\
+write_time_exchange,write_time_storage,write_stats_time_storage,write_stats_time_agree,\
+write_copies_per_byte,\
 write_strategy,\
 read_desired,read_accessed,read_storage_ops,read_resent,read_region,\
-read_time_exchange,read_time_storage,read_stats_time_storage,read_copies_per_byte,\
+read_time_exchange,read_time_storage,read_stats_time_storage,read_stats_time_agree,\
+read_copies_per_byte,\
 read_strategy,rss_mib,rss_added_mib,verified,errors,stray_bytes,\
 write_call_us,write_select_calls,write_select_exam_calls,write_select_us,write_select_pct,\
 read_call_us,read_select_calls,read_select_exam_calls,read_select_us,read_select_pct,\
@@ -185,7 +187,8 @@ foreach(p RANGE ${np})
       endforeach()
       expect_type(${ph}.mibs ARRAY points ${p} impls ${i} ${ph} mibs)
       foreach(k ratio_native desired accessed storage_ops indep_storage_ops coll_storage_ops
-                resent region time_exchange time_storage stats_time_storage copies_per_byte
+                resent region time_exchange time_storage stats_time_storage stats_time_agree
+                copies_per_byte
                 call_us select_calls select_exam_calls select_us select_pct)
         expect_type(${ph}.${k} "NUMBER|NULL" points ${p} impls ${i} ${ph} ${k})
       endforeach()

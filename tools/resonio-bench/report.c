@@ -107,8 +107,9 @@ static void cell_times(char *buf, size_t len, const struct bench_impl_result *r)
         snprintf(buf, len, "-");
         return;
     }
-    snprintf(buf, len, "%.1f/%.1f", 1e3 * (r->w.time_exchange + r->r.time_exchange),
-             1e3 * (r->w.time_coll_storage + r->r.time_coll_storage));
+    snprintf(buf, len, "%.1f/%.1f/%.1f", 1e3 * (r->w.time_exchange + r->r.time_exchange),
+             1e3 * (r->w.time_coll_storage + r->r.time_coll_storage),
+             1e3 * (r->w.time_agree + r->r.time_agree));
 }
 
 static double copies_per_byte(const struct bench_phase *ph)
@@ -440,9 +441,9 @@ void bench_print_point(FILE *to, const struct bench_point *p)
             p->w->name, p->params, p->w->source, p->shape, mib(p->bytes), mib(p->filesize), fr, mr,
             p->fine_grained ? "; fine-grained noncontiguous" : "",
             p->large_contig ? "; large contiguous" : "", p->seconds);
-    fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %11s %-16s %s\n", "impl",
+    fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %16s %6s %11s %-16s %s\n", "impl",
             "write MiB/s", "read MiB/s", "w/nat", "r/nat", "accessed MiB", "stor ops", "resent MiB",
-            "region KiB", "xchg/stor ms", "copy/B", "RSS MiB", "ran", "verified");
+            "region KiB", "xchg/stor/agr ms", "copy/B", "RSS MiB", "ran", "verified");
     const struct bench_impl_result *n = find_res(p, "native");
     for (int k = 0; k < p->nres; k++) {
         const struct bench_impl_result *r = &p->res[k];
@@ -467,7 +468,7 @@ void bench_print_point(FILE *to, const struct bench_point *p)
             snprintf(ok, sizeof ok, "yes, %lld B in gaps", r->strays);
         else
             snprintf(ok, sizeof ok, "yes");
-        fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %13s %6s %11s %-16s %s\n",
+        fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %16s %6s %11s %-16s %s\n",
                 r->impl->name, w, rd, wn, rn, acc, ops, res, reg, tim, cp, rss, ran, ok);
     }
     if (any_tgt(p)) {
@@ -553,10 +554,12 @@ static const char csv_header[] =
     "write_mibs_median,write_mibs_min,write_mibs_max,read_mibs_median,read_mibs_min,"
     "read_mibs_max,write_ratio_native,read_ratio_native,"
     "write_desired,write_accessed,write_storage_ops,write_resent,write_region,"
-    "write_time_exchange,write_time_storage,write_stats_time_storage,write_copies_per_byte,"
+    "write_time_exchange,write_time_storage,write_stats_time_storage,write_stats_time_agree,"
+    "write_copies_per_byte,"
     "write_strategy,"
     "read_desired,read_accessed,read_storage_ops,read_resent,read_region,"
-    "read_time_exchange,read_time_storage,read_stats_time_storage,read_copies_per_byte,"
+    "read_time_exchange,read_time_storage,read_stats_time_storage,read_stats_time_agree,"
+    "read_copies_per_byte,"
     "read_strategy,rss_mib,rss_added_mib,verified,errors,stray_bytes,"
     "write_call_us,write_select_calls,write_select_exam_calls,write_select_us,write_select_pct,"
     "read_call_us,read_select_calls,read_select_exam_calls,read_select_us,read_select_pct,"
@@ -620,9 +623,9 @@ static void csv_phase(FILE *f, const struct bench_phase *ph)
     else
         fprintf(f, ",,");
     if (ph->have_stats)
-        fprintf(f, ",%.6f", ph->time_storage);
+        fprintf(f, ",%.6f,%.6f", ph->time_storage, ph->time_agree);
     else
-        fprintf(f, ",");
+        fprintf(f, ",,");
     double c = copies_per_byte(ph);
     if (c >= 0)
         fprintf(f, ",%.4f", c);
@@ -720,6 +723,8 @@ static void json_phase(FILE *f, const struct bench_point *p, const struct bench_
     json_num(f, ph->time_coll_storage, ph->have_coll);
     fprintf(f, ", \"stats_time_storage\": ");
     json_num(f, ph->time_storage, ph->have_stats);
+    fprintf(f, ", \"stats_time_agree\": ");
+    json_num(f, ph->time_agree, ph->have_stats);
     fprintf(f, ", \"copies_per_byte\": ");
     json_num(f, copies_per_byte(ph), copies_per_byte(ph) >= 0);
     fprintf(f, ", \"strategy\": ");
@@ -968,7 +973,8 @@ static void md_point(FILE *f, const struct bench_point *p)
             p->large_contig ? "; **large contiguous**" : "", p->seconds);
     fprintf(f, "| impl | write MiB/s | read MiB/s | w/native | r/native | desired MiB w/r | "
                "accessed MiB w/r | "
-               "storage ops w/r | resent MiB w/r | region KiB w/r | exchange/storage ms | "
+               "storage ops w/r | resent MiB w/r | region KiB w/r | "
+               "exchange/storage/agreement ms | "
                "copies/B | RSS MiB (+added) | ran | verified |\n");
     fprintf(f, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
     const struct bench_impl_result *n = find_res(p, "native");
@@ -1152,7 +1158,10 @@ static const char report_head[] =
     "`rio_coll_last`, which sees every rank's requests; `rio_stats_get`'s independent "
     "counters when it fails), resent bytes (moved between ranks), typical "
     "region (bytes accessed / storage requests), exchange and storage time (slowest rank "
-    "per call, summed), copies per byte (bytes resonio copied in memory / data bytes). `-` "
+    "per call, summed), time in the error agreement that ends every collective call "
+    "(`rio_stats_get`: the rank that waited longest; waiting for a slower rank lands here "
+    "when a call has no exchange, in the exchange otherwise), copies per byte (bytes resonio "
+    "copied in memory / data bytes). `-` "
     "means not available: native exposes no counters, and a failing `rio_coll_last` "
     "leaves its columns empty.\n"
     "- Verified: every byte read back equals what was written, and the file (POSIX reads) "

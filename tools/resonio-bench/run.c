@@ -667,9 +667,9 @@ static void keep_probe(struct point_ctx *x, const struct probe *pr, int write,
                              pr->st.req_dtype,
                          pr->st.regions, 0},
               sum[5];
-    double t = pr->st.time_storage, tmax = 0;
+    double t[2] = {pr->st.time_storage, pr->st.time_agree}, tmax[2] = {0, 0};
     MPI_Reduce(mine, sum, 5, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (x->rank != 0)
         return;
     ph->have_stats = all;
@@ -678,7 +678,8 @@ static void keep_probe(struct point_ctx *x, const struct probe *pr, int write,
         ph->accessed = sum[1];
         ph->ops = sum[2];
         ph->regions = sum[3];
-        ph->time_storage = tmax;
+        ph->time_storage = tmax[0];
+        ph->time_agree = tmax[1];
     }
     ph->have_coll = pr->coll_ok && pr->coll_calls > 0;
     if (ph->have_coll) {
