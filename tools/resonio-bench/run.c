@@ -852,22 +852,25 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             if (im->kind != IMPL_LIMIT && fill(&x))
                 e++;
             /* memory: the probe round's, from a settled start (rss_settle) */
-            if (r == 0)
+            double rss0 = 0;
+            if (r == 0) {
                 rss_settle();
-            rss_reset();
-            double rss0 = r == 0 ? rss_now_mib() : 0;
+                rss_reset();
+                rss0 = rss_now_mib();
+            }
             first_bad[0] = 0;
             if (im->kind == IMPL_LIMIT)
                 limit_round(&x, &tw, &tr, &e);
             else
                 mpi_round(&x, res, infos[k], r == 0 ? &pw : NULL, r == 0 ? &pr : NULL, sel, &tw,
                           &tr, &e, &st);
-            double t[2] = {tw, tr}, tmax[2], peak = rss_mib();
-            double rss[2] = {peak, rss0 > 0 && peak > rss0 ? peak - rss0 : 0}, rssmax[2];
+            double t[2] = {tw, tr}, tmax[2];
             long long es[2] = {e, st}, esum[2];
             MPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             MPI_Allreduce(es, esum, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
             if (r == 0) {
+                double peak = rss_mib(), rssmax[2];
+                double rss[2] = {peak, rss0 > 0 && peak > rss0 ? peak - rss0 : 0};
                 MPI_Allreduce(rss, rssmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
                 res->rss_mib = rssmax[0];
                 res->rss_added_mib = rssmax[1];
