@@ -306,6 +306,16 @@ static void count_target(const struct target *t, int *met, int *spread, int *mis
     *beyond += above_limit(t);
 }
 
+/* " (N of them ask(s) for more than <limit>)" when beyond > 0, else "". */
+static const char *beyond_note(char *buf, size_t len, int beyond, const char *limit)
+{
+    buf[0] = 0;
+    if (beyond)
+        snprintf(buf, len, " (%d of them ask%s for more than %s)", beyond, beyond == 1 ? "s" : "",
+                 limit);
+    return buf;
+}
+
 static const char *verdict(const struct target *t)
 {
     if (!t->applies)
@@ -530,11 +540,9 @@ void bench_print_targets(FILE *to, const struct bench_opts *o)
                     SEL_TARGET_NAME, pct, v);
         }
     }
-    fprintf(to, "  %d met (%d of them within the spread), %d missed", met, spread, missed);
-    if (beyond)
-        fprintf(to, " (%d of them ask%s for more than the limit row)", beyond,
-                beyond == 1 ? "s" : "");
-    fprintf(to, "\n");
+    char note[96];
+    fprintf(to, "  %d met (%d of them within the spread), %d missed%s\n", met, spread, missed,
+            beyond_note(note, sizeof note, beyond, "the limit row"));
 }
 
 /* ---- files ------------------------------------------------------------------------ */
@@ -1107,12 +1115,9 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
                                                : v);
         }
     }
-    fprintf(f, "\n%d target checks met (%d of them within the spread), %d missed", met, spread,
-            missed);
-    if (beyond)
-        fprintf(f, " (%d of them ask%s for more than the `limit` row)", beyond,
-                beyond == 1 ? "s" : "");
-    fprintf(f, ".\n");
+    char note[96];
+    fprintf(f, "\n%d target checks met (%d of them within the spread), %d missed%s.\n", met,
+            spread, missed, beyond_note(note, sizeof note, beyond, "the `limit` row"));
 
 plots:
     if (nplots) {
