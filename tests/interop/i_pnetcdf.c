@@ -22,7 +22,12 @@
  *   late    float; defined after the others were written (redef), with
  *           an attribute large enough to move the data already in the
  *           file; then put_vara_all of a block of rows
- * and a text attribute.
+ * and a text attribute.  Three small variables are only filled: the
+ * scalars s_int and s_dbl and the 1-element int small, each with a fill
+ * value of its own, written by PnetCDF at the first enddef.  PnetCDF
+ * splits each variable's elements over the ranks, so every rank but 0 has
+ * nothing to fill: it sets a view whose filetype holds no data (zero-length
+ * blocks) and still takes part in the collective write.
  *
  * Reading, every rank reads every variable whole (get_vara_all), grid
  * again through its strided selection, and checks the attribute and the
@@ -42,6 +47,11 @@ enum { TEMP, FLUX, LEVEL, DEPTH, GRID, MASK, LATE, NVARS };
 static const char *const var_name[NVARS] = {"temp", "flux", "level", "depth",
                                             "grid", "mask", "late"};
 #define BIG_ATT 5000
+
+/* The filled-only variables and their fill values. */
+#define FILL_INT 271828
+#define FILL_DBL 3.25
+#define NSMALL 1
 
 /* Every value is exact in each variable's type (mask: short). */
 static double value(int v, int rec, MPI_Offset i, MPI_Offset j)
@@ -75,6 +85,15 @@ static void write_file(int nc)
         NC_OK(ncmpi_def_var(nc, var_name[k], types[k], k < GRID ? 3 : 2, k < GRID ? dims : dims + 1,
                             &v[k]));
     NC_OK(ncmpi_put_att_text(nc, NC_GLOBAL, "title", 12, "resonio test"));
+    int three, s_int, s_dbl, small, fi = FILL_INT;
+    double fd = FILL_DBL;
+    NC_OK(ncmpi_def_dim(nc, "three", NSMALL, &three));
+    NC_OK(ncmpi_def_var(nc, "s_int", NC_INT, 0, NULL, &s_int));
+    NC_OK(ncmpi_def_var(nc, "s_dbl", NC_DOUBLE, 0, NULL, &s_dbl));
+    NC_OK(ncmpi_def_var(nc, "small", NC_INT, 1, &three, &small));
+    NC_OK(ncmpi_def_var_fill(nc, s_int, 0, &fi));
+    NC_OK(ncmpi_def_var_fill(nc, s_dbl, 0, &fd));
+    NC_OK(ncmpi_def_var_fill(nc, small, 0, &fi));
     NC_OK(ncmpi_enddef(nc));
 
     MPI_Offset lo, n;
@@ -163,13 +182,20 @@ static void write_file(int nc)
 }
 
 /* Read variable k whole (every record) and check every element. */
+static int varid(int nc, const char *name)
+{
+    int id = -1;
+    NC_OK(ncmpi_inq_varid(nc, name, &id));
+    return id;
+}
+
 static void check_var(int nc, int k)
 {
     int recs = k < GRID ? NREC : 1;
     size_t cells = (size_t)NY * NX;
     double *got = calloc((size_t)recs * cells, sizeof(double));
     MPI_Offset start[3] = {0, 0, 0}, count[3] = {recs, NY, NX};
-    if (!NC_OK(ncmpi_get_vara_double_all(nc, k, k < GRID ? start : start + 1,
+    if (!NC_OK(ncmpi_get_vara_double_all(nc, varid(nc, var_name[k]), k < GRID ? start : start + 1,
                                          k < GRID ? count : count + 1, got))) {
         free(got);
         return;
@@ -197,13 +223,23 @@ static void read_file(int nc)
     MPI_Offset ncol = (NX - rt_rank + rt_nprocs - 1) / rt_nprocs;
     MPI_Offset gs[2] = {0, rt_rank}, gc[2] = {NY, ncol}, gstride[2] = {1, rt_nprocs};
     double *g = calloc((size_t)(NY * ncol + 1), sizeof(double));
-    if (NC_OK(ncmpi_get_vars_double_all(nc, GRID, gs, gc, gstride, g)))
+    if (NC_OK(ncmpi_get_vars_double_all(nc, varid(nc, var_name[GRID]), gs, gc, gstride, g)))
         for (MPI_Offset c = 0; c < NY * ncol; c++)
             if (g[c] != value(GRID, 0, c / ncol, rt_rank + (c % ncol) * rt_nprocs)) {
                 CHECK(0, "grid strided element %lld is %g", (long long)c, g[c]);
                 break;
             }
     free(g);
+    int si = 0, sm[NSMALL] = {0};
+    double sd = 0;
+    MPI_Offset s0[1] = {0}, sn[1] = {NSMALL};
+    NC_OK(ncmpi_get_var_int_all(nc, varid(nc, "s_int"), &si));
+    NC_OK(ncmpi_get_var_double_all(nc, varid(nc, "s_dbl"), &sd));
+    NC_OK(ncmpi_get_vara_int_all(nc, varid(nc, "small"), s0, sn, sm));
+    CHECK(si == FILL_INT, "s_int is %d, expected its fill value %d", si, FILL_INT);
+    CHECK(sd == FILL_DBL, "s_dbl is %g, expected its fill value %g", sd, FILL_DBL);
+    for (int k = 0; k < NSMALL; k++)
+        CHECK(sm[k] == FILL_INT, "small[%d] is %d, expected its fill value %d", k, sm[k], FILL_INT);
     char title[13] = {0};
     NC_OK(ncmpi_get_att_text(nc, NC_GLOBAL, "title", title));
     CHECK(!strcmp(title, "resonio test"), "attribute title is '%s'", title);
