@@ -367,7 +367,8 @@ static void some_ranks(const char *strategy)
     unsigned char out[B * TILES], got[B * TILES];
     MPI_Status st;
     rt_fill(out, sizeof out, rt_rank, 0);
-    RT_OK(rio_file_set_view(fh, 0, MPI_BYTE, has ? t : z, "native", MPI_INFO_NULL));
+    RT_OK(rio_file_set_view(fh, has ? (MPI_Offset)B * rt_rank : 0, MPI_BYTE, has ? t : z, "native",
+                            MPI_INFO_NULL));
     RT_OK(rio_file_write_all(fh, out, has ? B * TILES : 0, MPI_BYTE, &st));
     check_count(&st, has ? B * TILES : 0, "some ranks write_all", strategy);
     memset(got, SENT, sizeof got);
