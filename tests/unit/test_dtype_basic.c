@@ -800,7 +800,8 @@ static void test_filetype_and_view(void)
         ft = get(t);
         CHECK(check_ft(ft, et, 0) == 0 && ft_overlaps == 0, "empty filetype %d accepted", k);
         CHECK(check_ft(ft, ed, 1) == 0 && ft_overlaps == 0, "empty filetype %d read-only", k);
-        CHECK(rio__dtype_view_offset(ft, 100, 0) == 100 && rio__dtype_view_offset(ft, 100, 77) == 100,
+        CHECK(rio__dtype_view_offset(ft, 100, 0) == 100 &&
+                  rio__dtype_view_offset(ft, 100, 77) == 100,
               "empty filetype %d maps every position to the displacement", k);
         CHECK(rio__dtype_view_monotone(ft, 5, 10), "empty filetype %d is in file order", k);
         rio__dtype_put(ft);

@@ -913,8 +913,8 @@ static int check_type(MPI_Datatype t, int count, struct rio_dtype *etype)
                    ovl_ro, valid_ro ? (valid ? "valid" : "valid, overlapping") : "invalid");
             bad = 1;
         }
-        if (valid_ro && !bad && rf.size == 0 &&
-            rio__dtype_view_offset(dt, 1000, rnd64() % 1000) != 1000) {
+        /* a fixed position: a draw here would change every later type */
+        if (valid_ro && !bad && rf.size == 0 && rio__dtype_view_offset(dt, 1000, 777) != 1000) {
             printf("    view offset of a filetype of no data is not the displacement\n");
             bad = 1;
         }
