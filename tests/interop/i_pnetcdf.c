@@ -22,6 +22,13 @@
  *   late    float; defined after the others were written (redef), with
  *           an attribute large enough to move the data already in the
  *           file; then put_vara_all of a block of rows
+ *   fill_i, fill_d, fill_s
+ *           an int and a double scalar and a short of 3 elements, defined
+ *           with late, in fill mode and never written: PnetCDF fills them
+ *           at enddef and gives the ranks with no part of them a filetype
+ *           of zero-length blocks, with write_at_all on every rank (a
+ *           library that refused that view wrote the other ranks' fill
+ *           values over the header at 4 ranks)
  * and a text attribute.
  *
  * Reading, every rank reads every variable whole (get_vara_all), grid
@@ -147,6 +154,13 @@ static void write_file(int nc)
     NC_OK(ncmpi_redef(nc));
     NC_OK(ncmpi_put_att_text(nc, NC_GLOBAL, "big", BIG_ATT, att));
     NC_OK(ncmpi_def_var(nc, var_name[LATE], types[LATE], 2, dims + 1, &v[LATE]));
+    int three, fv[3];
+    NC_OK(ncmpi_def_dim(nc, "three", 3, &three));
+    NC_OK(ncmpi_def_var(nc, "fill_i", NC_INT, 0, NULL, &fv[0]));
+    NC_OK(ncmpi_def_var(nc, "fill_d", NC_DOUBLE, 0, NULL, &fv[1]));
+    NC_OK(ncmpi_def_var(nc, "fill_s", NC_SHORT, 1, &three, &fv[2]));
+    for (int k = 0; k < 3; k++)
+        NC_OK(ncmpi_def_var_fill(nc, fv[k], 0, NULL));
     NC_OK(ncmpi_enddef(nc));
     float *lf = malloc(sizeof(float) * (cells ? cells : 1));
     for (size_t c = 0; c < cells; c++)
@@ -204,6 +218,19 @@ static void read_file(int nc)
                 break;
             }
     free(g);
+    /* the variables PnetCDF filled at enddef hold the default fill values */
+    int id = -1, fi = 0;
+    double fd = 0;
+    short fs[3] = {0, 0, 0};
+    if (NC_OK(ncmpi_inq_varid(nc, "fill_i", &id)) && NC_OK(ncmpi_get_var_int_all(nc, id, &fi)))
+        CHECK(fi == NC_FILL_INT, "fill_i is %d, expected the fill value %d", fi, NC_FILL_INT);
+    if (NC_OK(ncmpi_inq_varid(nc, "fill_d", &id)) && NC_OK(ncmpi_get_var_double_all(nc, id, &fd)))
+        CHECK(fd == NC_FILL_DOUBLE, "fill_d is %g, expected the fill value %g", fd,
+              NC_FILL_DOUBLE);
+    if (NC_OK(ncmpi_inq_varid(nc, "fill_s", &id)) && NC_OK(ncmpi_get_var_short_all(nc, id, fs)))
+        for (int k = 0; k < 3; k++)
+            CHECK(fs[k] == NC_FILL_SHORT, "fill_s[%d] is %d, expected the fill value %d", k,
+                  fs[k], NC_FILL_SHORT);
     char title[13] = {0};
     NC_OK(ncmpi_get_att_text(nc, NC_GLOBAL, "title", title));
     CHECK(!strcmp(title, "resonio test"), "attribute title is '%s'", title);
