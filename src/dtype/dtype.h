@@ -106,8 +106,9 @@ int rio__dtype_unpack(const struct rio_dtype *dt, MPI_Count count, void *buf, MP
  * is a whole number of etypes.  With
  * read_only, regions of one tile may overlap if their displacements do
  * not decrease: *overlaps is then 1 (else 0), and such a view must be
- * read region by region in stream order.  0 or RIO_E_FILETYPE with a
- * detail naming the cause.
+ * read region by region in stream order.  A filetype that holds no data
+ * is valid whatever its extent (a view through which nothing moves).  0
+ * or RIO_E_FILETYPE with a detail naming the cause.
  */
 int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio_dtype *etype,
                               int read_only, int *overlaps);
@@ -115,7 +116,8 @@ int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio
 /**
  * File offset of stream byte `pos` of a view (displacement disp, filetype
  * ft tiled without end): the offset of the byte that holds it.  Whole tiles
- * are skipped arithmetically and one in-tile search is made.
+ * are skipped arithmetically and one in-tile search is made.  A filetype
+ * that holds no data has no such byte: every position maps to disp.
  */
 MPI_Offset rio__dtype_view_offset(const struct rio_dtype *ft, MPI_Offset disp, MPI_Offset pos);
 

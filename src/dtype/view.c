@@ -9,7 +9,12 @@
  *
  * Validity uses the facts computed at normalization: the regions of a
  * tile increase without overlap (mono), start at or after 0 (true lb),
- * and the extent is positive.  Only when a check fails is the tile
+ * and the extent is positive.  A filetype that holds no data (zero-length
+ * blocks only, a resized type of holes, a count of 0: normalization leaves
+ * no dataloop) is a legal view with no place for a byte: every stream
+ * position maps to disp, accesses move nothing, and its extent, even 0,
+ * tiles nothing that could overlap.  PnetCDF gives such a view to the
+ * ranks that have nothing to fill.  Only when a check fails is the tile
  * walked, to name the offending region in the error detail.  A file
  * opened read-only may have a filetype whose regions overlap, as long as
  * their displacements do not decrease (MPI forbids overlaps only where
@@ -76,16 +81,14 @@ int rio__dtype_check_filetype(const struct rio_dtype *filetype, const struct rio
         rio__err_detail("etype holds no data");
         return RIO_E_FILETYPE;
     }
-    if (!r || fsize <= 0) {
-        rio__err_detail("filetype holds no data");
-        return RIO_E_FILETYPE;
-    }
+    *overlaps = 0;
+    if (!r || fsize <= 0)
+        return 0; /* no data: nothing to order, overlap or tile */
     if (fsize % esize != 0) {
         rio__err_detail("filetype size %lld is not a multiple of the etype size %lld",
                         (long long)fsize, (long long)esize);
         return RIO_E_FILETYPE;
     }
-    *overlaps = 0;
     if (read_only && !r->mono && r->tlb >= 0 && !bad_region(filetype, 1)) {
         *overlaps = 1; /* regions overlap: allowed where nothing is written */
     } else if (!r->mono || r->tlb < 0) {

@@ -310,6 +310,12 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
                             (long long)nbytes, (long long)fh->etype_size);
         }
     }
+    /* A view whose filetype holds no data (PnetCDF gives one to the ranks
+     * with nothing to fill) has no place for a byte: the call moves none,
+     * reports 0 in its status and leaves the file pointers where they are,
+     * as a call of count 0 would.  Open MPI's views do the same. */
+    if (!err && rio__dtype_info(fh->filetype_dt)->size <= 0)
+        nbytes = 0;
     MPI_Offset n_etypes = err ? 0 : nbytes / fh->etype_size;
 
     switch (where) {

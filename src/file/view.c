@@ -230,14 +230,13 @@ int rio_file_set_view(rio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         err = rio__dtype_get(filetype, &ft_dt);
     if (err)
         goto agree;
+    /* Offsets and file pointers count etypes: one of no bytes would make
+     * every position the same byte (Open MPI's own view code divides by
+     * it), so it is refused.  A filetype of no bytes is legal (the
+     * datatype layer's check accepts it). */
     if (rio__dtype_info(et_dt)->size <= 0) {
         err = RIO_E_TYPE;
-        rio__err_detail("etype holds no data");
-        goto agree;
-    }
-    if (rio__dtype_info(ft_dt)->size <= 0) {
-        err = RIO_E_FILETYPE;
-        rio__err_detail("filetype holds no data");
+        rio__err_detail("etype holds no data (offsets are counted in etypes)");
         goto agree;
     }
     err = rio__dtype_check_filetype(ft_dt, et_dt, (fh->amode & MPI_MODE_RDONLY) != 0,

@@ -367,11 +367,6 @@ static int check_req(const struct rio_indep_req *req)
         req->file_start < 0 || req->memcount < 0)
         return RIO_E_ARG;
     const struct rio_dtype_info *mi = rio__dtype_info(req->memtype);
-    const struct rio_dtype_info *fi = rio__dtype_info(req->filetype);
-    if (req->nbytes > 0 && fi->size <= 0) {
-        rio__err_detail("the filetype holds no data");
-        return RIO_E_FILETYPE;
-    }
     if (mi->size > 0 && req->memcount > INT64_MAX / mi->size)
         return RIO_E_OVERFLOW;
     if (req->nbytes > (MPI_Offset)(req->memcount * mi->size)) {
@@ -419,7 +414,8 @@ int rio__indep_rw(const struct rio_indep_req *given, MPI_Offset *done)
 
     *done = 0;
     rc = check_req(req);
-    if (rc || req->nbytes == 0)
+    /* a view that holds no data has no place for a byte: nothing moves */
+    if (rc || req->nbytes == 0 || rio__dtype_info(req->filetype)->size <= 0)
         return rc;
     /* the chooser, the one-region case and the methods' first window
      * share one view extent: each costs two descents of the filetype */

@@ -53,7 +53,7 @@ struct rio_indep_req {
 /**
  * Perform one independent request.  Local.  *done receives the bytes moved:
  * nbytes unless a read reaches end of file (then the stream prefix that
- * was read).  Returns 0 or a negative internal code; counters in st->stats
+ * was read), and 0 through a filetype that holds no data.  Returns 0 or a negative internal code; counters in st->stats
  * are updated.
  */
 int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done);

@@ -779,6 +779,45 @@ static void test_filetype_and_view(void)
     rio__dtype_put(ft);
     MPI_Type_free(&t);
 
+    /* legal: filetypes of no data, whatever their extent; every position
+     * maps to the displacement */
+    for (int k = 0; k < 3; k++) {
+        int bl[2] = {0, 0};
+        MPI_Aint dd[2] = {64, 0};
+        MPI_Datatype z;
+        if (k == 0) {
+            MPI_Type_create_hindexed(2, bl, dd, MPI_INT, &t);
+        } else {
+            MPI_Type_contiguous(0, MPI_INT, &z);
+            if (k == 1) {
+                MPI_Type_create_resized(z, 0, 40, &t);
+                MPI_Type_free(&z);
+            } else {
+                t = z;
+            }
+        }
+        MPI_Type_commit(&t);
+        ft = get(t);
+        CHECK(check_ft(ft, et, 0) == 0 && ft_overlaps == 0, "empty filetype %d accepted", k);
+        CHECK(check_ft(ft, ed, 1) == 0 && ft_overlaps == 0, "empty filetype %d read-only", k);
+        CHECK(rio__dtype_view_offset(ft, 100, 0) == 100 &&
+                  rio__dtype_view_offset(ft, 100, 77) == 100,
+              "empty filetype %d maps every position to the displacement", k);
+        CHECK(rio__dtype_view_monotone(ft, 5, 10), "empty filetype %d is in file order", k);
+        rio__dtype_put(ft);
+        MPI_Type_free(&t);
+    }
+
+    /* rejected: data in tiles of extent 0 (every tile on the same bytes) */
+    MPI_Type_contiguous(2, MPI_INT, &t);
+    MPI_Type_create_resized(t, 0, 0, &r);
+    MPI_Type_commit(&r);
+    ft = get(r);
+    CHECK(check_ft(ft, et, 0) == RIO_E_FILETYPE, "data with extent 0 rejected");
+    rio__dtype_put(ft);
+    MPI_Type_free(&r);
+    MPI_Type_free(&t);
+
     rio__dtype_put(et);
     rio__dtype_put(ed);
     printf("ok - filetype checks and view mapping\n");
