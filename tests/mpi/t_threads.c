@@ -53,7 +53,7 @@
 #define B 1024
 #define NB 24
 #define SLOT 4096     /* one independent write on the shared handle */
-#define NSLOTS 6      /* per thread on the shared handle */
+#define NSLOTS 32     /* per thread on the shared handle */
 #define ERR_ROUNDS 40
 
 static const char *const strategies[] = {"two_phase",    "every_rank", "resonant",
