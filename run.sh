@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PKGS=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev liburing-dev
-      gnuplot-nox clang libhdf5-mpich-dev libhdf5-openmpi-dev libpnetcdf-dev)
+      gnuplot-nox clang libhdf5-mpich-dev libhdf5-openmpi-dev libpnetcdf-dev
+      python3-mpi4py python3-h5py-mpi)
 MPIS=(${RESONIO_MPIS:-mpich openmpi})
 JOBS=2
 
