@@ -3,15 +3,17 @@
 #   ./run.sh main   build, then run the main job (resonio-bench's default
 #                   suite) at 2 ranks under MPICH and Open MPI
 #   ./run.sh test   build, then run the whole test suite under MPICH and
-#                   Open MPI, plus the unit tests under ASan/UBSan and the
-#                   libFuzzer targets (tests/fuzz) for 20 s each
+#                   Open MPI, plus the unit tests under ASan/UBSan, the
+#                   threaded test and the unit tests under ThreadSanitizer,
+#                   and the libFuzzer targets (tests/fuzz) for 20 s each
 # Each installs the Debian packages it needs when run as root; otherwise it
 # prints the apt-get line and exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PKGS=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev liburing-dev
-      gnuplot-nox clang libhdf5-mpich-dev libhdf5-openmpi-dev libpnetcdf-dev)
+      gnuplot-nox clang libhdf5-mpich-dev libhdf5-openmpi-dev libpnetcdf-dev
+      python3-mpi4py python3-h5py-mpi)
 MPIS=(${RESONIO_MPIS:-mpich openmpi})
 JOBS=2
 
@@ -102,6 +104,27 @@ test)
   echo "== mpich: unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
   build build/sanitize mpich -DRESONIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
   (cd build/sanitize && ctest -L unit --output-on-failure --timeout 600) 2>&1 | tee "$log" || true
+  count
+  # ThreadSanitizer: clang through MPICH's compiler wrapper (MPICH_CC), at
+  # configure and build time alike.  Only what it runs is built: the
+  # threaded test (1 and 2 ranks) and the unit tests of the shared state
+  # and the layers under it that take seconds under TSan (test_indep_methods
+  # and test_store_direct take minutes there; test_mpiio_symbols' check
+  # that MPI_File_* alias PMPI_File_* fails in this build, with no race
+  # reported, cause not yet known).  A
+  # report fails the test (ctest's fail pattern); tests/tsan.supp silences
+  # only reports wholly inside the uninstrumented MPI library.
+  echo "== mpich: the threaded test and unit tests under ThreadSanitizer"
+  export MPICH_CC=clang
+  cmake -S . -B build/tsan -DRESONIO_MPI=mpich -DRESONIO_TSAN=ON >/dev/null
+  units="test_pool test_dtype_basic test_dtype_property test_copy_run test_indep_choose
+         test_select_rules test_store_posix test_store_fault"
+  # shellcheck disable=SC2086
+  cmake --build build/tsan -j"$JOBS" --target t_threads $units >/dev/null
+  unset MPICH_CC
+  re="^(mpi\.t_threads\.np[0-9]+|unit\.($(tr -s ' \n' '|' <<<"$units" | sed 's/|*$//')))\$"
+  (cd build/tsan && ctest -R "$re" --output-on-failure --timeout 300) 2>&1 |
+    tee "$log" || true
   count
   rm -f "$log"
   # The emulated storage's message parser and dataloop deserializer under

@@ -538,13 +538,13 @@ static int own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Off
         .first = c->first, .end = c->end, /* own_extent's */
     };
     rio_stats *stats = q->st->stats;
-    long long copies0 = stats ? stats->copies : 0;
+    long long copies0 = stats ? rio__stat_get(&stats->copies) : 0;
     *done = 0;
     if (q->nbytes <= 0)
         return 0;
     int rc = rio__indep_rw(&r, done);
     if (stats)
-        c->copies += stats->copies - copies0;
+        c->copies += rio__stat_get(&stats->copies) - copies0;
     return rc;
 }
 
@@ -1035,7 +1035,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     char *reason = ctx->last.reason;
     const size_t rlen = sizeof ctx->last.reason;
     int rc = 0;
-    double t_store0 = req->st->stats ? req->st->stats->time_storage : 0;
+    double t_store0 = req->st->stats ? rio__stat_get_time(&req->st->stats->time_storage) : 0;
 
     memset(&c, 0, sizeof c);
     memset(&plan, 0, sizeof plan);
@@ -1213,7 +1213,8 @@ out:
     L->exchanged = c.exchanged;
     L->copies = c.copies;
     L->time_exchange = c.t_exchange;
-    L->time_storage = req->st->stats ? req->st->stats->time_storage - t_store0 : 0;
+    L->time_storage =
+        req->st->stats ? rio__stat_get_time(&req->st->stats->time_storage) - t_store0 : 0;
     L->ntargets = c.layout.count;
     ctx->last_unit = c.layout.unit;
     count_strategy(ctx, s->name);

@@ -162,6 +162,35 @@ struct rio_hints {
 /* ---- per-file counters (the public struct is the record) -------------- */
 typedef struct rio_stats rio_stats;
 
+/* A file's counters are shared by every thread that uses the file: under
+ * MPI_THREAD_MULTIPLE several threads may make independent calls on one
+ * handle at once.  They change by relaxed atomic read-modify-writes: no
+ * lock, one locked instruction when uncontended, nothing beside the
+ * storage request or call it counts; no ordering is needed because only
+ * the totals are read.  Readers load them the same way. */
+static inline void rio__stat_add(long long *c, long long n)
+{
+    __atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+static inline long long rio__stat_get(const long long *c)
+{
+    return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+static inline void rio__stat_add_time(double *t, double d)
+{
+    double old, sum;
+    __atomic_load(t, &old, __ATOMIC_RELAXED);
+    do
+        sum = old + d;
+    while (!__atomic_compare_exchange(t, &old, &sum, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+static inline double rio__stat_get_time(const double *t)
+{
+    double v;
+    __atomic_load(t, &v, __ATOMIC_RELAXED);
+    return v;
+}
+
 /** Seconds from a monotonic clock. */
 double rio__now(void);
 

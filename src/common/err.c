@@ -14,10 +14,19 @@
  *
  * Codes from MPI_Add_error_code are kept in a small ring per class and
  * their strings rewritten, so a long run does not grow MPI's code table.
+ *
+ * Threads.  The detail a failing function leaves for the edge is per call,
+ * so it is thread-local: one thread's cause never ends up in another's
+ * message.  The path choice and the rings are process-wide and taken
+ * under code_lock, only on the error path: two threads failing at once
+ * must not be given the same slot, where the later text would replace the
+ * earlier thread's message.  A code of the ring keeps its string until
+ * RING later errors of the same class in the process have been converted.
  */
 #include "common.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +120,8 @@ enum { PATH_UNKNOWN, PATH_MPICH_STACK, PATH_ADD_CODE, PATH_BARE };
 #define RING 16
 #define MAX_CLASS 128
 
+static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The three below are guarded by code_lock. */
 static int path = PATH_UNKNOWN;
 static int ring_codes[MAX_CLASS][RING];
 static int ring_next[MAX_CLASS];
@@ -121,6 +132,7 @@ static int code_from_mpich(int cls, const char *text)
                                 text);
 }
 
+/* Called with code_lock held. */
 static int code_from_ring(int cls, const char *text)
 {
     if (cls <= 0 || cls >= MAX_CLASS)
@@ -148,6 +160,7 @@ static int code_works(int code, int cls, const char *text)
     return strstr(s, text) != NULL;
 }
 
+/* Called with code_lock held. */
 static void choose_path(void)
 {
     const char *probe = "resonio error path probe";
@@ -177,16 +190,22 @@ int rio__err_to_mpi(int err, const char *op, const char *name)
     MPI_Finalized(&finalized);
     if (!initialized || finalized)
         return cls;
+    pthread_mutex_lock(&code_lock);
     if (path == PATH_UNKNOWN)
         choose_path();
+    int code = cls;
     switch (path) {
     case PATH_MPICH_STACK:
-        return code_from_mpich(cls, text);
+        code = code_from_mpich(cls, text);
+        break;
     case PATH_ADD_CODE:
-        return code_from_ring(cls, text);
+        code = code_from_ring(cls, text);
+        break;
     default:
-        return cls;
+        break;
     }
+    pthread_mutex_unlock(&code_lock);
+    return code;
 }
 
 double rio__now(void)

@@ -24,6 +24,11 @@
  * MPI_ERRORS_ARE_FATAL (and MPI-4's MPI_ERRORS_ABORT) print the message and
  * abort.  The default handler of new files is the one set on RIO_FILE_NULL,
  * MPI_ERRORS_RETURN at start, as the standard says.
+ *
+ * Threads.  The table and the default handler are process-wide: any
+ * thread may create a handler or change the default while others open
+ * files or fail, so both are read and written under errh_lock.  A file's
+ * own handler is the file's, used by the threads that use the file.
  */
 #include "file_int.h"
 
@@ -39,8 +44,19 @@ struct user_errh {
 static pthread_mutex_t errh_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct user_errh *user_errhs;
 static int n_user_errhs, cap_user_errhs;
+/* Both guarded by errh_lock. */
 static MPI_Errhandler default_errh = MPI_ERRORS_RETURN;
 static MPI_Comm default_holder = MPI_COMM_NULL; /* holds the default when it is a user's */
+
+/* The default handler now.  An error path and open read it; a lock there
+ * costs nothing next to the rest of their work. */
+static MPI_Errhandler default_get(void)
+{
+    pthread_mutex_lock(&errh_lock);
+    MPI_Errhandler eh = default_errh;
+    pthread_mutex_unlock(&errh_lock);
+    return eh;
+}
 
 static void comm_trampoline(MPI_Comm *comm, int *code, ...)
 {
@@ -160,17 +176,21 @@ int rio_file_get_errhandler(rio_file *fh, MPI_Errhandler *errhandler)
         rio__err_detail("null output pointer");
         return rio__file_return(fh, RIO_E_ARG, "MPI_File_get_errhandler");
     }
+    if (!fh)
+        pthread_mutex_lock(&errh_lock);
     MPI_Errhandler cur = fh ? fh->errh : default_errh;
     if (predefined(cur))
         *errhandler = cur;
     else /* a new reference, for the user to free */
         MPI_Comm_get_errhandler(fh ? fh->comm : default_holder, errhandler);
+    if (!fh)
+        pthread_mutex_unlock(&errh_lock);
     return MPI_SUCCESS;
 }
 
 void rio__file_errh_init(rio_file *fh)
 {
-    fh->errh = default_errh;
+    fh->errh = default_get();
     hold(fh->comm, MPI_ERRORS_RETURN, fh->errh);
 }
 
@@ -200,7 +220,7 @@ static void invoke(rio_file *fh, MPI_Errhandler eh, int code)
 
 int rio_file_call_errhandler(rio_file *fh, int errorcode)
 {
-    invoke(fh, fh ? fh->errh : default_errh, errorcode);
+    invoke(fh, fh ? fh->errh : default_get(), errorcode);
     return MPI_SUCCESS;
 }
 
@@ -209,7 +229,7 @@ int rio__file_return(rio_file *fh, int err, const char *op)
     if (err == 0)
         return MPI_SUCCESS;
     int code = rio__err_to_mpi(err, op, fh ? fh->filename : NULL);
-    invoke(fh, fh ? fh->errh : default_errh, code);
+    invoke(fh, fh ? fh->errh : default_get(), code);
     return code;
 }
 
@@ -218,7 +238,7 @@ int rio__file_return_name(int err, const char *op, const char *name)
     if (err == 0)
         return MPI_SUCCESS;
     int code = rio__err_to_mpi(err, op, name);
-    invoke(NULL, default_errh, code);
+    invoke(NULL, default_get(), code);
     return code;
 }
 

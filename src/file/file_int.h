@@ -128,6 +128,9 @@ int rio__file_check(rio_file *fh);
 /** Print the counters summed over ranks, on rank 0, if RESONIO_STATS was
  *  set when the file was opened.  Collective. */
 void rio__stats_report(rio_file *fh);
+/** Copy the counters in into out, each read atomically (other threads
+ *  may be counting into in).  Local. */
+void rio__stats_snapshot(const rio_stats *in, rio_stats *out);
 /** 1 when RESONIO_STATS asks for reports. */
 int rio__stats_wanted(void);
 /** Print what a collective call did (rank 0).  Collective. */

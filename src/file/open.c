@@ -543,6 +543,6 @@ int rio_stats_get(rio_file *fh, struct rio_stats *out)
     if (!err && !out)
         err = RIO_E_ARG;
     if (!err)
-        *out = fh->stats;
+        rio__stats_snapshot(&fh->stats, out);
     return rio__file_return(fh, err, "rio_stats_get");
 }

@@ -354,11 +354,11 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
 
     if (!err) {
         if (write) {
-            fh->stats.calls_write++;
-            fh->stats.bytes_written += done;
+            rio__stat_add(&fh->stats.calls_write, 1);
+            rio__stat_add(&fh->stats.bytes_written, done);
         } else {
-            fh->stats.calls_read++;
-            fh->stats.bytes_read += done;
+            rio__stat_add(&fh->stats.calls_read, 1);
+            rio__stat_add(&fh->stats.bytes_read, done);
         }
     }
     if (dt)
@@ -378,7 +378,7 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
         err = rio__file_agree(fh->comm, err);
     }
     if (coll)
-        fh->stats.time_agree += rio__now() - t_agree;
+        rio__stat_add_time(&fh->stats.time_agree, rio__now() - t_agree);
     if (engine && fh->report)
         rio__stats_coll_call(fh, op);
     if (!err)

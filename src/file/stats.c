@@ -4,7 +4,9 @@
  * Counters are kept per rank in the file object (struct rio_stats) by the
  * layers that do the work; at close they are summed over the ranks (times in
  * storage and in the agreement: the largest rank's) and rank 0 prints one
- * block per file.
+ * block per file.  Threads of one rank making independent calls on one
+ * file share its counters, so they are read and bumped atomically
+ * (rio__stat_add in common.h).
  */
 #include "file_int.h"
 
@@ -18,11 +20,31 @@ int rio__stats_wanted(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+void rio__stats_snapshot(const rio_stats *in, rio_stats *out)
+{
+    out->calls_read = rio__stat_get(&in->calls_read);
+    out->calls_write = rio__stat_get(&in->calls_write);
+    out->bytes_read = rio__stat_get(&in->bytes_read);
+    out->bytes_written = rio__stat_get(&in->bytes_written);
+    out->regions = rio__stat_get(&in->regions);
+    out->req_contig = rio__stat_get(&in->req_contig);
+    out->req_posix = rio__stat_get(&in->req_posix);
+    out->req_sieve = rio__stat_get(&in->req_sieve);
+    out->req_list = rio__stat_get(&in->req_list);
+    out->req_dtype = rio__stat_get(&in->req_dtype);
+    out->bytes_accessed = rio__stat_get(&in->bytes_accessed);
+    out->time_storage = rio__stat_get_time(&in->time_storage);
+    out->copies = rio__stat_get(&in->copies);
+    out->time_agree = rio__stat_get_time(&in->time_agree);
+}
+
 void rio__stats_report(rio_file *fh)
 {
     if (!fh->report)
         return;
-    const rio_stats *s = &fh->stats;
+    rio_stats snap;
+    rio__stats_snapshot(&fh->stats, &snap);
+    const rio_stats *s = &snap;
     long long mine[] = {s->calls_read,  s->calls_write, s->bytes_read, s->bytes_written,
                         s->regions,     s->req_contig,  s->req_posix,  s->req_sieve,
                         s->req_list,    s->req_dtype,   s->bytes_accessed, s->copies};

@@ -347,7 +347,7 @@ static int staged_rw(const struct rio_indep_req *req, enum rio_indep_method m, M
         if (!req->write)
             rio__dtype_iter_copy(&mit, req->buf, stage, got, 0);
         if (req->st->stats)
-            req->st->stats->copies += req->write ? n : got;
+            rio__stat_add(&req->st->stats->copies, req->write ? n : got);
         *done += got;
         if (got < n)
             break;
@@ -398,8 +398,8 @@ static int one_region(const struct rio_indep_req *req, int *rc, MPI_Offset *done
     *done = req->write && *rc ? 0 : got;
     rio_stats *stats = req->st->stats;
     if (stats) {
-        stats->req_contig++;
-        stats->regions++;
+        rio__stat_add(&stats->req_contig, 1);
+        rio__stat_add(&stats->regions, 1);
     }
     return 1;
 }
@@ -440,9 +440,9 @@ int rio__indep_rw(const struct rio_indep_req *given, MPI_Offset *done)
         rc = rio__indep_by_regions(req, &c, NULL, 0, &reqs);
         if (stats) {
             if (m == RIO_INDEP_CONTIG)
-                stats->req_contig += reqs;
+                rio__stat_add(&stats->req_contig, reqs);
             else
-                stats->req_posix += reqs;
+                rio__stat_add(&stats->req_posix, reqs);
         }
         break;
     case RIO_INDEP_SIEVE:
@@ -461,7 +461,7 @@ int rio__indep_rw(const struct rio_indep_req *given, MPI_Offset *done)
     }
     *done = c.pos;
     if (stats)
-        stats->regions += c.fregions;
+        rio__stat_add(&stats->regions, c.fregions);
 out:
     rio__indep_pairs_free(&c);
     return rc;

@@ -81,7 +81,7 @@ int rio__indep_dtype(const struct rio_indep_req *req, struct rio_pairs *c)
     }
     rio__store_scratch_put(req->st, scratch);
     if (req->st->stats)
-        req->st->stats->req_dtype += reqs;
+        rio__stat_add(&req->st->stats->req_dtype, reqs);
     return rc < 0 ? rc : 0;
 }
 
@@ -167,6 +167,6 @@ int rio__indep_list(const struct rio_indep_req *req, struct rio_pairs *c)
 out:
     rio__store_scratch_put(req->st, scratch);
     if (req->st->stats)
-        req->st->stats->req_list += reqs;
+        rio__stat_add(&req->st->stats->req_list, reqs);
     return rc;
 }

@@ -291,7 +291,7 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
         rc = rio__indep_by_regions(req, c, win, hole_max, &reqs);
         rio__store_scratch_put(req->st, win);
         if (req->st->stats)
-            req->st->stats->req_sieve += reqs;
+            rio__stat_add(&req->st->stats->req_sieve, reqs);
         return rc;
     }
     if (!req->write && rio__dtype_info(req->memtype)->contig) {
@@ -301,7 +301,7 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
         if (rc > 0)
             rc = sieve_read_stream(req, c, mp, wsize, &reqs);
         if (req->st->stats)
-            req->st->stats->req_sieve += reqs;
+            rio__stat_add(&req->st->stats->req_sieve, reqs);
         return rc;
     }
     win = rio__store_scratch_get(req->st, (size_t)wsize);
@@ -313,7 +313,7 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
         rc = sieve_read(req, c, win, wsize, end, &reqs);
     rio__store_scratch_put(req->st, win);
     if (req->st->stats)
-        req->st->stats->req_sieve += reqs;
+        rio__stat_add(&req->st->stats->req_sieve, reqs);
     if (rc == 1) /* write-only file: no sieving */
         rc = rio__indep_dtype(req, c);
     return rc;

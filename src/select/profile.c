@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -266,11 +267,15 @@ void rio__select_profile_save(struct rio_select *s)
 {
     if (!s->profile_path)
         return;
-    size_t plen = strlen(s->profile_path) + 32;
+    /* the temporary name is this save's alone: threads of one process may
+     * close files that share a profile at the same time */
+    static atomic_uint saves;
+    size_t plen = strlen(s->profile_path) + 48;
     char *tmp = rio__malloc(plen);
     if (!tmp)
         return;
-    snprintf(tmp, plen, "%s.tmp.%ld", s->profile_path, (long)getpid());
+    snprintf(tmp, plen, "%s.tmp.%ld.%u", s->profile_path, (long)getpid(),
+             atomic_fetch_add(&saves, 1));
     FILE *f = fopen(tmp, "w");
     if (!f) {
         warn(s, "cannot be written");

@@ -174,8 +174,8 @@ void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len, 
 static void account(struct rio_store *st, double t0, MPI_Offset bytes)
 {
     if (st->stats) {
-        st->stats->bytes_accessed += bytes;
-        st->stats->time_storage += rio__now() - t0;
+        rio__stat_add(&st->stats->bytes_accessed, bytes);
+        rio__stat_add_time(&st->stats->time_storage, rio__now() - t0);
     }
 }
 

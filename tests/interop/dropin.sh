@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # dropin.sh — run an unmodified MPI-IO program with and without resonio.
 #
-# usage: dropin.sh "<mpiexec> [flags]" <ranks> <program> <libresonio-mpiio.so> <scratch prefix> [mpich|openmpi [cross]]
+# usage: dropin.sh "<mpiexec> [flags]" <ranks> <program> <libresonio-mpiio.so> <scratch prefix> [mpich|openmpi [cross|nocross ["<compare command>"]]]
 #
-# The program (i_dropin, i_hdf5, i_pnetcdf) writes the file named after
+# The program (i_dropin, i_hdf5, i_pnetcdf, the Python scripts) writes the file named after
 # -fname and prints "implementation: native|resonio" and "No Errors".  It
 # runs twice: plain, where MPI_File_* are the MPI library's own, and with
 # the drop-in library preloaded into the ranks (Open MPI forwards only what
 # -x names; MPICH's hydra takes -genv).  Both runs must pass, the plain run
 # must not have used resonio and the preloaded one must have, and the two
 # files must be equal byte for byte (the program writes every byte, so cmp
-# needs no mask).  With "cross", each file is then read back and checked
+# needs no mask) — or, when a compare command is given, that command,
+# run on the two files, must succeed (h5py's files are compared dataset by
+# dataset: their metadata may differ).  With "cross", each file is then read back and checked
 # (the program with -mode read) by the other implementation: resonio reads
 # the MPI library's file and the MPI library reads resonio's.
 set -u
@@ -18,7 +20,7 @@ if [ $# -lt 5 ]; then
   echo "usage: $0 \"mpiexec [flags]\" ranks program library prefix [mpich|openmpi [cross]]" >&2
   exit 2
 fi
-MPIEXEC=$1 NP=$2 PROG=$3 LIB=$4 PREFIX=$5 FLAVOR=${6:-} CROSS=${7:-}
+MPIEXEC=$1 NP=$2 PROG=$3 LIB=$4 PREFIX=$5 FLAVOR=${6:-} CROSS=${7:-} COMPARE=${8:-}
 if [ -z "$FLAVOR" ]; then
   if $MPIEXEC --version 2>&1 | grep -qi -e 'open mpi' -e 'openrte'; then FLAVOR=openmpi; else FLAVOR=mpich; fi
 fi
@@ -60,7 +62,11 @@ run() {
 run "plain run" native "$PREFIX.plain.out" -fname "$PREFIX.plain"
 run "run with LD_PRELOAD=$PRELOAD" resonio "$PREFIX.preload.out" -fname "$PREFIX.preload"
 
-if [ -f "$PREFIX.plain" ] && [ -f "$PREFIX.preload" ]; then
+if [ -f "$PREFIX.plain" ] && [ -f "$PREFIX.preload" ] && [ -n "$COMPARE" ]; then
+  # the command and its fixed arguments: split on purpose
+  # shellcheck disable=SC2086
+  $COMPARE "$PREFIX.plain" "$PREFIX.preload" || fail "the files written by the MPI library and by resonio differ ($COMPARE)"
+elif [ -f "$PREFIX.plain" ] && [ -f "$PREFIX.preload" ]; then
   if cmp "$PREFIX.plain" "$PREFIX.preload"; then
     echo "files identical: $(wc -c < "$PREFIX.plain") bytes"
   else

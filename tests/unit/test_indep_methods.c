@@ -654,7 +654,7 @@ static void chooser(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         MPI_Datatype v, ft;
-        struct rio_dtype *fdt, *mdt;
+        struct rio_dtype *fdt = NULL, *mdt = NULL; /* set only when the gets succeed */
         MPI_Type_vector(1, cases[i].region, cases[i].tile, MPI_BYTE, &v);
         MPI_Type_create_resized(v, 0, cases[i].tile, &ft);
         MPI_Type_commit(&ft);
