@@ -6,7 +6,9 @@
  * open mode, invalid amodes, bad filetypes, negative counts and offsets,
  * MPI_FILE_NULL, explicit-offset and individual-pointer calls on a
  * SEQUENTIAL file, an unknown datarep, split collectives used wrongly,
- * ENOSPC and EIO from the fault: driver.  Error handlers: created ones are
+ * ENOSPC and EIO from the fault: driver, uncommitted datatypes as memory
+ * type, etype or filetype (MPI_ERR_TYPE, nothing written or read, and the
+ * same type works once committed).  Error handlers: created ones are
  * called with the code and the handle, the default (set on RIO_FILE_NULL)
  * applies to files opened later and to failed opens, call_errhandler, and a
  * handler freed while attached stays in force.  A collective call that
@@ -362,6 +364,89 @@ static void test_fault(void)
     }
 }
 
+/* ---- uncommitted datatypes -------------------------------------------------- */
+
+/* The file at path holds 64 bytes of rank 0's pattern. */
+static void check_file_unchanged(const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0) {
+        long long len = 0;
+        unsigned char *f = RT_SLURP(path, &len);
+        if (f) {
+            CHECK(len == 64, "%s: file is %lld bytes, expected 64", what, len);
+            CHECK_PAT(f, (size_t)rt_minll(len, 64), 0, 0, "%s: file content", what);
+            free(f);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* The message of code also gives the cause. */
+static void check_cause(int code, const char *cause, const char *what)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    if (code != MPI_SUCCESS)
+        CHECK(strstr(rt_errstr(code, s), cause), "%s: message lacks \"%s\": %s", what, cause, s);
+}
+
+static void test_uncommitted(rio_file *fh)
+{
+    MPI_Datatype u, v, fixed;
+    unsigned char b[64], r[64];
+    MPI_Status st;
+    MPI_Type_contiguous(4, MPI_INT, &u); /* 16 bytes, never committed here */
+    MPI_Type_vector(2, 4, 8, MPI_BYTE, &v); /* a filetype, never committed here */
+    rt_fill(b, sizeof b, 99, 0);
+
+    int code = rio_file_write_at_all(fh, 0, b, 1, u, &st);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_write_at_all", path);
+    check_cause(code, "not committed", "write_at_all, uncommitted memory type");
+    code = rio_file_write_at(fh, 0, b, 2, u, &st);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_write_at", path);
+    check_cause(code, "not committed", "write_at, uncommitted memory type");
+    check_file_unchanged("after writes with an uncommitted type");
+
+    memset(r, 0xa5, sizeof r);
+    code = rio_file_read_all(fh, r, 1, u, &st);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_read_all", path);
+    check_cause(code, "not committed", "read_all, uncommitted memory type");
+    for (size_t k = 0; k < sizeof r; k++)
+        if (r[k] != 0xa5) {
+            CHECK(0, "read_all with an uncommitted type wrote byte %zu of the buffer", k);
+            break;
+        }
+
+    code = rio_file_set_view(fh, 0, MPI_BYTE, v, "native", MPI_INFO_NULL);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_set_view", path);
+    check_cause(code, "filetype: datatype not committed", "set_view, uncommitted filetype");
+    MPI_Type_contiguous(4, MPI_INT, &fixed);
+    MPI_Type_commit(&fixed);
+    code = rio_file_set_view(fh, 0, u, fixed, "native", MPI_INFO_NULL);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_set_view", path);
+    check_cause(code, "etype: datatype not committed", "set_view, uncommitted etype");
+    MPI_Type_free(&fixed);
+
+    /* Once committed, the same types work (the failures cached nothing). */
+    MPI_Type_commit(&u);
+    MPI_Type_commit(&v);
+    if (RT_OK(rio_file_set_view(fh, 0, MPI_BYTE, v, "native", MPI_INFO_NULL))) {
+        /* the view's first 8 bytes are file bytes 0-3 and 8-11 */
+        if (RT_OK(rio_file_read_at_all(fh, 0, r, 8, MPI_BYTE, &st))) {
+            unsigned char want[8];
+            rt_fill(want, 4, 0, 0);
+            rt_fill(want + 4, 4, 0, 8);
+            CHECK_BYTES(r, want, NULL, 8, "read through a view of a type committed late");
+        }
+        RT_OK(rio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    }
+    if (RT_OK(rio_file_read_at_all(fh, 16, r, 1, u, &st)))
+        CHECK_PAT(r, 16, 0, 16, "read_at_all with a memory type committed late");
+    MPI_Type_free(&u);
+    MPI_Type_free(&v);
+    check_file_unchanged("after the uncommitted-type cases");
+}
+
 /* ---- error handlers --------------------------------------------------------- */
 
 static int a_calls, a_code, b_calls;
@@ -524,6 +609,7 @@ int main(int argc, char **argv)
     if (fh) {
         test_views(fh);
         test_args(fh);
+        test_uncommitted(fh);
         RT_OK(rio_file_close(&fh));
     }
     test_null();
