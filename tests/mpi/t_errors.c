@@ -8,7 +8,10 @@
  * SEQUENTIAL file, an unknown datarep, split collectives used wrongly,
  * ENOSPC and EIO from the fault: driver, uncommitted datatypes as memory
  * type, etype or filetype (MPI_ERR_TYPE, nothing written or read, and the
- * same type works once committed).  Error handlers: created ones are
+ * same type works once committed).  The strings of codes of several
+ * classes hold the class's own wording (MPI_Error_string of the class)
+ * and the cause, and not another class's wording (MPICH once printed
+ * "Other I/O error" in every one).  Error handlers: created ones are
  * called with the code and the handle, the default (set on RIO_FILE_NULL)
  * applies to files opened later and to failed opens, call_errhandler, and a
  * handler freed while attached stays in force.  A collective call that
@@ -447,6 +450,73 @@ static void test_uncommitted(rio_file *fh)
     check_file_unchanged("after the uncommitted-type cases");
 }
 
+/* ---- error texts -------------------------------------------------------------- */
+
+/* The class's own words: MPI_Error_string of the class, blanks cut. */
+static void class_words(int cls, char *w)
+{
+    int len = 0;
+    w[0] = '\0';
+    MPI_Error_string(cls, w, &len);
+    while (len > 0 && w[len - 1] == ' ')
+        w[--len] = '\0';
+}
+
+/* code has class cls; its string names op, the file name and the cause
+ * and holds the class's words and not those of MPI_ERR_IO (unless that is
+ * the class). */
+static void check_text(int code, int cls, const char *op, const char *name, const char *cause)
+{
+    char s[MPI_MAX_ERROR_STRING], w[MPI_MAX_ERROR_STRING], io[MPI_MAX_ERROR_STRING];
+    if (!RT_ERR(code, cls, op, name))
+        return;
+    rt_errstr(code, s);
+    class_words(cls, w);
+    class_words(MPI_ERR_IO, io);
+    CHECK(w[0] && strstr(s, w), "%s: message lacks the class's words \"%s\": %s", op, w, s);
+    CHECK(strstr(s, cause), "%s: message lacks the cause \"%s\": %s", op, cause, s);
+    if (cls != MPI_ERR_IO)
+        CHECK(!strstr(s, io), "%s: message of class %s holds MPI_ERR_IO's words \"%s\": %s", op,
+              rt_class_name(cls), io, s);
+}
+
+static void test_error_texts(void)
+{
+    rio_file *fh = RIO_FILE_NULL;
+    check_text(rio_file_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+               MPI_ERR_NO_SUCH_FILE, "MPI_File_open", missing, strerror(ENOENT));
+    fh = open_rdwr(path);
+    if (fh) {
+        MPI_Datatype u;
+        MPI_Type_contiguous(2, MPI_BYTE, &u);
+        check_text(rio_file_set_view(fh, 0, MPI_BYTE, u, "native", MPI_INFO_NULL), MPI_ERR_TYPE,
+                   "MPI_File_set_view", path, "datatype not committed");
+        MPI_Type_free(&u);
+        check_text(rio_file_set_view(fh, -8, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
+                   MPI_ERR_ARG, "MPI_File_set_view", path, "negative displacement");
+        check_text(rio_file_write_at(fh, 0, path, -1, MPI_BYTE, MPI_STATUS_IGNORE),
+                   MPI_ERR_COUNT, "MPI_File_write_at", path, "count");
+        RT_OK(rio_file_close(&fh));
+    }
+    /* MPI_ERR_IO from the fault: driver's EIO */
+    char p[4200], fp[4300];
+    unsigned char b[64];
+    snprintf(p, sizeof p, "%s.fault_text", rt_fname);
+    snprintf(fp, sizeof fp, "fault:%s", p);
+    rt_fill(b, sizeof b, rt_rank, 64 * rt_rank);
+    MPI_Info info = rt_info("resonio_fault", "op=write,n=1,err=EIO", NULL);
+    if (RT_OK(rio_file_open(MPI_COMM_WORLD, fp, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh))) {
+        check_text(rio_file_write_at(fh, 64 * rt_rank, b, 64, MPI_BYTE, MPI_STATUS_IGNORE),
+                   MPI_ERR_IO, "MPI_File_write_at", fp, strerror(EIO));
+        RT_OK(rio_file_close(&fh));
+    }
+    MPI_Info_free(&info);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        unlink(p);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* ---- error handlers --------------------------------------------------------- */
 
 static int a_calls, a_code, b_calls;
@@ -615,6 +685,7 @@ int main(int argc, char **argv)
     test_null();
     test_sequential();
     test_fault();
+    test_error_texts();
     test_errhandlers();
     test_collective_agreement();
 
