@@ -4,20 +4,29 @@
  *
  * One table lists every key resonio understands with where its value lives
  * and how it parses, so parsing and MPI_File_get_info cannot disagree.
- * Values come from the info object given to open/set_view/set_info and
- * then from RESONIO_HINTS ("key=value;key=value"), which wins, so a job
- * script can steer an unmodified program.  Unknown keys are ignored as the
- * standard requires; a known key with a malformed value is ignored with a
- * warning when RESONIO_VERBOSE is set.  Keys that fix the file's layout
- * (striping, file_perm) are honoured only at open.
+ * Values come, lowest first, from the hints file (at open only), the info
+ * object given to open/set_view/set_info and RESONIO_HINTS
+ * ("key=value;key=value"), which wins, so a job script can steer an
+ * unmodified program.  The hints file is ROMIO's: the file named by
+ * ROMIO_HINTS, else /etc/romio-hints, of "key value" lines; as in ROMIO a
+ * key of the file counts only if the program's info does not hold it, it
+ * is read by one rank and broadcast (so all ranks see one set of hints),
+ * and a missing file is no error.  Unlike ROMIO, which reads it at the
+ * first open only, it is read at every open, so a file changed between
+ * opens is seen.  Unknown keys are ignored as the standard requires; a
+ * known key with a malformed value, and a malformed line of the file, are
+ * ignored with a warning when RESONIO_VERBOSE is set.  Keys that fix the
+ * file's layout (striping, file_perm) are honoured only at open.
  */
 #include "file_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 enum kind { K_SIZE, K_INT, K_TRI, K_BOOL, K_STR, K_PERM, K_METHOD, K_CBLIST };
 
@@ -242,6 +251,78 @@ void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
             apply_one(h, kv, eq + 1, at_open);
         }
         free(copy);
+    }
+}
+
+/* Contract in file_int.h. */
+int rio__hints_file_read(char *text, char *name, size_t name_len)
+{
+    /* ROMIO's order: the named file if it opens, else the system one. */
+    static const char system_file[] = "/etc/romio-hints";
+    const char *env = getenv("ROMIO_HINTS"), *used = env;
+    int fd = env && *env ? open(env, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0) {
+        used = system_file;
+        fd = open(system_file, O_RDONLY | O_CLOEXEC);
+    }
+    if (fd < 0)
+        return -1;
+    size_t n = 0;
+    while (n < RIO_HINTFILE_MAX) {
+        ssize_t got = read(fd, text + n, RIO_HINTFILE_MAX - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    text[n] = '\0';
+    if (name)
+        rio__strcpy(name, name_len, used);
+    return (int)n;
+}
+
+/* Does info hold key (whatever its value)? */
+static int info_has(MPI_Info info, const char *key)
+{
+    int len = 0, flag = 0;
+    if (info == MPI_INFO_NULL)
+        return 0;
+    return MPI_Info_get_valuelen(info, key, &len, &flag) == MPI_SUCCESS && flag;
+}
+
+/* Contract in file_int.h.  Lines as ROMIO takes them: blank lines and
+ * lines starting with '#' are skipped, the rest must be exactly two words
+ * (blanks between them) or are malformed and skipped. */
+void rio__hints_file_apply(struct rio_hints *h, MPI_Info info, char *text, const char *name,
+                           int report)
+{
+    static const char blanks[] = " \t\r";
+    int lineno = 0;
+    report = report && verbose();
+    if (!text)
+        return;
+    for (char *line = text, *next; line; line = next) {
+        lineno++;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *save = NULL;
+        char *key = strtok_r(line, blanks, &save);
+        if (!key || key[0] == '#')
+            continue;
+        char *val = strtok_r(NULL, blanks, &save);
+        char *more = val ? strtok_r(NULL, blanks, &save) : NULL;
+        if (!val || more) {
+            if (report)
+                fprintf(stderr, "resonio: %s:%d: ignoring malformed hint line (%s)\n",
+                        name ? name : "hints file", lineno,
+                        !val ? "a key without a value" : "more than a key and a value");
+            continue;
+        }
+        if (!info_has(info, key))
+            apply_one(h, key, val, 1);
     }
 }
 
