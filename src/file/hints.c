@@ -16,7 +16,9 @@
  * opens is seen.  Unknown keys are ignored as the standard requires; a
  * known key with a malformed value, and a malformed line of the file, are
  * ignored with a warning when RESONIO_VERBOSE is set.  Keys that fix the
- * file's layout (striping, file_perm) are honoured only at open.
+ * file's layout (striping, file_perm) are honoured only at open.  As in
+ * ROMIO, a key given twice in the hints file counts at its first line, and
+ * romio_no_indep_rw at open enables collective buffering both ways.
  */
 #include "file_int.h"
 
@@ -220,6 +222,15 @@ static void apply_one(struct rio_hints *h, const char *key, const char *val, int
     }
 }
 
+/* ROMIO's rule: a file opened with romio_no_indep_rw does all its I/O
+ * collectively, so collective buffering is enabled for both directions
+ * (MPI_File_get_info says so), over the info's romio_cb_* keys. */
+static void no_indep_implies_cb(struct rio_hints *h)
+{
+    if (h->no_indep_rw)
+        h->romio_cb_read = h->romio_cb_write = RIO_ENABLE;
+}
+
 void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
 {
     if (info != MPI_INFO_NULL) {
@@ -235,6 +246,9 @@ void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
             apply_one(h, key, val, at_open);
         }
     }
+    if (at_open)
+        no_indep_implies_cb(h);
+    int no_indep_before = h->no_indep_rw;
     const char *env = getenv("RESONIO_HINTS");
     if (env && *env) {
         char *copy = rio__strdup(env), *save = NULL;
@@ -251,6 +265,10 @@ void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
             apply_one(h, kv, eq + 1, at_open);
         }
         free(copy);
+        /* RESONIO_HINTS's own romio_cb_* keys win unless it also turned
+         * romio_no_indep_rw on, whose rule then applies as above. */
+        if (at_open && !no_indep_before)
+            no_indep_implies_cb(h);
     }
 }
 
@@ -299,7 +317,8 @@ void rio__hints_file_apply(struct rio_hints *h, MPI_Info info, char *text, const
                            int report)
 {
     static const char blanks[] = " \t\r";
-    int lineno = 0;
+    int lineno = 0, nseen = 0, cap = 0;
+    const char **seen = NULL;
     report = report && verbose();
     if (!text)
         return;
@@ -321,9 +340,30 @@ void rio__hints_file_apply(struct rio_hints *h, MPI_Info info, char *text, const
                         !val ? "a key without a value" : "more than a key and a value");
             continue;
         }
+        /* A key given twice: the first line counts, as in ROMIO. */
+        int dup = 0;
+        for (int i = 0; i < nseen && !dup; i++)
+            dup = !strcmp(seen[i], key);
+        if (dup) {
+            if (report)
+                fprintf(stderr, "resonio: %s:%d: ignoring %s, set on an earlier line\n",
+                        name ? name : "hints file", lineno, key);
+            continue;
+        }
+        if (nseen == cap) {
+            int ncap = cap ? 2 * cap : 32;
+            const char **n = rio__realloc(seen, (size_t)ncap * sizeof *n);
+            if (n) {
+                seen = n;
+                cap = ncap;
+            }
+        }
+        if (nseen < cap)
+            seen[nseen++] = key;
         if (!info_has(info, key))
             apply_one(h, key, val, 1);
     }
+    free(seen);
 }
 
 static const char *tri_name(enum rio_tristate t)

@@ -3,7 +3,8 @@
  * precedence and resonio's override on top.
  *
  * Rank 0 writes a hints file (comments, a blank line, well-formed lines,
- * an unknown key, a malformed value and two malformed lines) and every
+ * an unknown key, a malformed value, two malformed lines and a key given
+ * twice, whose first line counts as in ROMIO) and every
  * rank points ROMIO_HINTS at it before the opens; the file is read again
  * at every open, so each case sets the environment it needs and opens.
  * Checked through MPI_File_get_info (rio_file_get_info): the file's values
@@ -12,7 +13,9 @@
  * value turns out malformed); RESONIO_HINTS wins over both; the malformed
  * lines do not break the open and are reported, with their line numbers,
  * under RESONIO_VERBOSE; a missing file is no error (ROMIO then tries
- * /etc/romio-hints, and goes on without hints if that is missing too).
+ * /etc/romio-hints, and goes on without hints if that is missing too);
+ * romio_no_indep_rw from the file enables collective buffering over the
+ * info's romio_cb_read, as ROMIO's own syshints test expects.
  * Each open also writes a few bytes per rank through the view, checked in
  * the file, so a hint that upsets the collective path shows too.
  */
@@ -30,7 +33,8 @@ static const char hints_text[] = "# site hints, as ROMIO reads them\n"
                                  "striping_unit 1048576 extra\n" /* line 7: three words */
                                  "resonio_no_such_key 7\n"
                                  "ind_wr_buffer_size lots\n"   /* malformed value: ignored */
-                                 "   romio_ds_write disable   \n";
+                                 "   romio_ds_write disable   \n"
+                                 "ind_rd_buffer_size 3145728\n"; /* line 11: the first counts */
 
 /* Check that the file's info reports key = want (want NULL: not reported). */
 #define CHECK_HINT(fh, key, want, what) check_hint((fh), (key), (want), (what), __LINE__)
@@ -96,7 +100,7 @@ static void test_file_only(void)
     if (!fh)
         return;
     CHECK_HINT(fh, "cb_buffer_size", "8388608", what);
-    CHECK_HINT(fh, "ind_rd_buffer_size", "2097152", what);
+    CHECK_HINT(fh, "ind_rd_buffer_size", "2097152", what); /* line 4, not 11 */
     CHECK_HINT(fh, "romio_cb_read", "disable", what);
     CHECK_HINT(fh, "romio_ds_write", "disable", what);
     /* malformed lines and values leave the defaults */
@@ -161,6 +165,34 @@ static void test_rank0_reads(void)
         return;
     CHECK_HINT(fh, "cb_buffer_size", "8388608", what);
     close_and_check(&fh, what);
+}
+
+/* ROMIO's syshints case: romio_no_indep_rw from the file enables
+ * collective buffering, over the info's romio_cb_read. */
+static void test_no_indep_rw(void)
+{
+    const char *what = "romio_no_indep_rw from the hints file";
+    static const char text[] = "romio_no_indep_rw true\nind_rd_buffer_size 49\n"
+                               "ind_rd_buffer_size 60\n";
+    char other[4200];
+    snprintf(other, sizeof other, "%s.noindep", hfile);
+    if (rt_rank == 0)
+        CHECK(rt_pwrite_file(other, text, sizeof text - 1, 0, 1) == 0, "cannot create %s", other);
+    MPI_Barrier(MPI_COMM_WORLD);
+    setenv("ROMIO_HINTS", other, 1);
+    MPI_Info info = rt_info("romio_cb_read", "disable", NULL);
+    rio_file *fh = open_data(info, what);
+    MPI_Info_free(&info);
+    setenv("ROMIO_HINTS", hfile, 1);
+    if (fh) {
+        CHECK_HINT(fh, "romio_no_indep_rw", "true", what);
+        CHECK_HINT(fh, "romio_cb_read", "enable", what);
+        CHECK_HINT(fh, "romio_cb_write", "enable", what);
+        CHECK_HINT(fh, "ind_rd_buffer_size", "49", what);
+        close_and_check(&fh, what);
+    }
+    if (rt_rank == 0)
+        unlink(other);
 }
 
 /* A missing file, and an empty one, are no error. */
@@ -237,6 +269,9 @@ static void test_verbose(void)
         snprintf(l7, sizeof l7, "%s:7:", hfile);
         CHECK(strstr(text, l6) && strstr(text, l7),
               "%s: malformed lines 6 and 7 not both reported; stderr was: %s", what, text);
+        snprintf(l7, sizeof l7, "%s:11:", hfile);
+        CHECK(strstr(text, l7), "%s: the repeated key of line 11 not reported; stderr was: %s",
+              what, text);
         CHECK(strstr(text, "ind_wr_buffer_size"),
               "%s: malformed value not reported; stderr was: %s", what, text);
         CHECK(!strstr(text, ":2:") && !strstr(text, ":3:") && !strstr(text, ":8:"),
@@ -266,6 +301,7 @@ int main(int argc, char **argv)
     test_info_wins();
     test_resonio_hints_win();
     test_rank0_reads();
+    test_no_indep_rw();
     test_missing_and_empty();
     test_verbose();
 
