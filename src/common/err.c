@@ -2,15 +2,21 @@
  * err.c — internal error codes and their conversion to MPI error codes.
  *
  * An MPI error code returned to the user must have a standard class
- * (MPI_Error_class) and a string that names the operation, the file and
- * the cause.  The standard way is MPI_Add_error_code on the class plus
- * MPI_Add_error_string.  Open MPI honours it.  MPICH 4.0 returns a code for
- * a predefined class but then prints an unrelated message for it, so where
- * MPICH's exported error-stack constructor (MPIR_Err_create_code, the one
- * its own MPI-IO uses) is present it is used instead, with the generic
- * "**io %s" message carrying our text.  Which path works is decided once,
- * by checking that a test message comes back through MPI_Error_string with
- * the right class; if neither does, the bare class is returned.
+ * (MPI_Error_class) and a string that names the class, the operation, the
+ * file and the cause.  The standard way is MPI_Add_error_code on the class
+ * plus MPI_Add_error_string.  Open MPI honours it, but then prints only the
+ * string given, so the class's own wording (MPI_Error_string of the class)
+ * leads our text.  MPICH 4.0 returns a code for a predefined class but
+ * then prints an unrelated message for it, so where MPICH's exported
+ * error-stack constructor (MPIR_Err_create_code, the one its own MPI-IO
+ * uses) is present it is used instead: MPICH itself puts the class's
+ * wording first ("Invalid datatype, error stack:") and our text is the
+ * stack's one line.  That text is passed as the argument of a bare "%s"
+ * format under the generic message "**fail", which MPICH keeps out of the
+ * stack line: its "**io" pair would print "Other I/O error" before the
+ * text whatever the class.  Which path works is decided once, by checking
+ * that a test message comes back through MPI_Error_string with the right
+ * class; if neither does, the bare class is returned.
  *
  * Codes from MPI_Add_error_code are kept in a small ring per class and
  * their strings rewritten, so a long run does not grow MPI's code table.
@@ -128,8 +134,7 @@ static int ring_next[MAX_CLASS];
 
 static int code_from_mpich(int cls, const char *text)
 {
-    return MPIR_Err_create_code(MPI_SUCCESS, 0, "resonio", __LINE__, cls, "**io", "**io %s",
-                                text);
+    return MPIR_Err_create_code(MPI_SUCCESS, 0, "resonio", __LINE__, cls, "**fail", "%s", text);
 }
 
 /* Called with code_lock held. */
@@ -172,17 +177,41 @@ static void choose_path(void)
         path = PATH_BARE;
 }
 
+/* Both libraries keep at most 255 characters of a message (Open MPI's
+ * MPI_Add_error_string fails beyond, fatally by default; MPICH cuts its
+ * stack lines there).  Where a message would be longer, the class's
+ * wording shrinks to its name where it has one (Open MPI's
+ * "MPI_ERR_TYPE: invalid datatype" to "MPI_ERR_TYPE"), then a long file
+ * name gives way, keeping its end, so that the class, the operation and
+ * the cause stay readable. */
+#define TEXT_MAX 255
+
+static void compose(char *text, size_t size, const char *lead, const char *op, const char *name,
+                    const char *msg, const char *detail)
+{
+    char tail[768];
+    snprintf(tail, sizeof tail, "): %s%s%s", msg, detail[0] ? ": " : "", detail);
+    size_t fixed = strlen(lead) + strlen(op) + 1 + strlen(tail), n = strlen(name);
+    const char *cut = "";
+    if (fixed + n > TEXT_MAX && n > 16) {
+        size_t keep = fixed + 16 < TEXT_MAX ? TEXT_MAX - fixed - 3 : 13;
+        if (keep < n)
+            name += n - keep;
+        cut = "...";
+    }
+    /* What does not fit is cut at TEXT_MAX in any case. */
+    int w = snprintf(text, size, "%s%s(%s%s%s", lead, op, cut, name, tail);
+    if (w < 0 || (size_t)w > TEXT_MAX)
+        text[RIO_MIN(size - 1, (size_t)TEXT_MAX)] = '\0';
+}
+
 int rio__err_to_mpi(int err, const char *op, const char *name)
 {
     if (err == 0)
         return MPI_SUCCESS;
     int cls = rio__err_class(err);
-    char text[1024];
-    if (err_detail[0])
-        snprintf(text, sizeof text, "%s(%s): %s: %s", op, name ? name : "-", rio__err_message(err),
-                 err_detail);
-    else
-        snprintf(text, sizeof text, "%s(%s): %s", op, name ? name : "-", rio__err_message(err));
+    char text[1024], detail[sizeof err_detail], lead[MPI_MAX_ERROR_STRING + 2] = "";
+    rio__strcpy(detail, sizeof detail, err_detail);
     err_detail[0] = '\0';
 
     int initialized = 0, finalized = 0;
@@ -193,6 +222,23 @@ int rio__err_to_mpi(int err, const char *op, const char *name)
     pthread_mutex_lock(&code_lock);
     if (path == PATH_UNKNOWN)
         choose_path();
+    if (path == PATH_ADD_CODE) {
+        /* The library prints only our string: lead with the class's words. */
+        int len = 0;
+        if (MPI_Error_string(cls, lead, &len) == MPI_SUCCESS) {
+            while (len > 0 && lead[len - 1] == ' ')
+                lead[--len] = '\0';
+            rio__strcpy(lead + len, sizeof lead - (size_t)len, ": ");
+        } else {
+            lead[0] = '\0';
+        }
+    }
+    const char *msg = rio__err_message(err), *nm = name ? name : "-";
+    char *colon = strstr(lead, ": ");
+    if (colon && colon[2] &&
+        strlen(lead) + strlen(op) + strlen(nm) + strlen(msg) + strlen(detail) + 6 > TEXT_MAX)
+        colon[2] = '\0'; /* short of room: the class's name only ("MPI_ERR_TYPE: ") */
+    compose(text, sizeof text, lead, op, nm, msg, detail);
     int code = cls;
     switch (path) {
     case PATH_MPICH_STACK:

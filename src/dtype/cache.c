@@ -29,6 +29,7 @@
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static int type_keyval = MPI_KEYVAL_INVALID;
 static int self_keyval = MPI_KEYVAL_INVALID;
+static MPI_Comm probe_comm = MPI_COMM_NULL; /* MPI_Pack's, errors returned */
 static struct {
     MPI_Datatype type;
     struct rio_dtype *dt;
@@ -61,6 +62,8 @@ static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     if (type_keyval != MPI_KEYVAL_INVALID)
         MPI_Type_free_keyval(&type_keyval);
     type_keyval = MPI_KEYVAL_INVALID;
+    if (probe_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&probe_comm);
     pthread_mutex_unlock(&cache_lock);
     return MPI_SUCCESS;
 }
@@ -80,7 +83,29 @@ static int setup(void)
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &self_keyval, NULL) ==
             MPI_SUCCESS)
         MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+    /* Without it every type passes as committed (see the top). */
+    if (probe_comm == MPI_COMM_NULL && MPI_Comm_dup(MPI_COMM_SELF, &probe_comm) == MPI_SUCCESS)
+        MPI_Comm_set_errhandler(probe_comm, MPI_ERRORS_RETURN);
     return 0;
+}
+
+/* 0 if type may be used for data: committed, or the library does not
+ * say (see the top); RIO_E_TYPE with the detail set if it says not. */
+static int check_committed(MPI_Datatype type)
+{
+    char none[1];
+    int pos = 0;
+    if (probe_comm == MPI_COMM_NULL)
+        return 0;
+    int rc = MPI_Pack(none, 0, type, none, 0, &pos, probe_comm);
+    if (rc == MPI_SUCCESS)
+        return 0;
+    int cls = MPI_ERR_OTHER;
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_TYPE)
+        return 0; /* the library objects to something else: not our question */
+    rio__err_detail("datatype not committed");
+    return RIO_E_TYPE;
 }
 
 /* Decode type into a new form holding one reference. */
@@ -174,6 +199,11 @@ int rio__dtype_get(MPI_Datatype type, struct rio_dtype **out)
             *out = dt;
             return 0;
         }
+    }
+    if (!predef) {
+        err = check_committed(type);
+        if (err)
+            return err;
     }
     err = build(type, &dt);
     if (err)

@@ -97,6 +97,21 @@ int rio__agree_gather_ranks(int ranks);
 void rio__hints_defaults(struct rio_hints *h);
 /** Apply info (may be MPI_INFO_NULL) and then RESONIO_HINTS on top. */
 void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open);
+/* The hints file (ROMIO_HINTS, else /etc/romio-hints): read on one rank,
+ * broadcast by the caller, applied at open beneath the info. */
+#define RIO_HINTFILE_MAX 16384
+/** Read the hints file into text (RIO_HINTFILE_MAX + 1 bytes, given by the
+ *  caller; NUL-terminated) and its name into name (may be NULL).  Local.
+ *  Returns its length, or -1 when there is no readable hints file (not an
+ *  error).  A longer file is cut at RIO_HINTFILE_MAX bytes. */
+int rio__hints_file_read(char *text, char *name, size_t name_len);
+/** Apply the hints file's text (NUL-terminated, or NULL) at open: each
+ *  well-formed "key value" line whose key info (may be MPI_INFO_NULL) does
+ *  not hold, as unknown and malformed hints are handled.  Malformed lines
+ *  are reported on stderr when RESONIO_VERBOSE is set and report is
+ *  nonzero (one rank), as name's line.  Local; the text is modified. */
+void rio__hints_file_apply(struct rio_hints *h, MPI_Info info, char *text, const char *name,
+                           int report);
 void rio__hints_free(struct rio_hints *h);
 /** A new info object with every hint in effect.  Errors: RIO_E_NOMEM. */
 int rio__hints_to_info(const struct rio_hints *h, MPI_Info *out);

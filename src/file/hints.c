@@ -4,20 +4,31 @@
  *
  * One table lists every key resonio understands with where its value lives
  * and how it parses, so parsing and MPI_File_get_info cannot disagree.
- * Values come from the info object given to open/set_view/set_info and
- * then from RESONIO_HINTS ("key=value;key=value"), which wins, so a job
- * script can steer an unmodified program.  Unknown keys are ignored as the
- * standard requires; a known key with a malformed value is ignored with a
- * warning when RESONIO_VERBOSE is set.  Keys that fix the file's layout
- * (striping, file_perm) are honoured only at open.
+ * Values come, lowest first, from the hints file (at open only), the info
+ * object given to open/set_view/set_info and RESONIO_HINTS
+ * ("key=value;key=value"), which wins, so a job script can steer an
+ * unmodified program.  The hints file is ROMIO's: the file named by
+ * ROMIO_HINTS, else /etc/romio-hints, of "key value" lines; as in ROMIO a
+ * key of the file counts only if the program's info does not hold it, it
+ * is read by one rank and broadcast (so all ranks see one set of hints),
+ * and a missing file is no error.  Unlike ROMIO, which reads it at the
+ * first open only, it is read at every open, so a file changed between
+ * opens is seen.  Unknown keys are ignored as the standard requires; a
+ * known key with a malformed value, and a malformed line of the file, are
+ * ignored with a warning when RESONIO_VERBOSE is set.  Keys that fix the
+ * file's layout (striping, file_perm) are honoured only at open.  As in
+ * ROMIO, a key given twice in the hints file counts at its first line, and
+ * romio_no_indep_rw at open enables collective buffering both ways.
  */
 #include "file_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 enum kind { K_SIZE, K_INT, K_TRI, K_BOOL, K_STR, K_PERM, K_METHOD, K_CBLIST };
 
@@ -211,6 +222,15 @@ static void apply_one(struct rio_hints *h, const char *key, const char *val, int
     }
 }
 
+/* ROMIO's rule: a file opened with romio_no_indep_rw does all its I/O
+ * collectively, so collective buffering is enabled for both directions
+ * (MPI_File_get_info says so), over the info's romio_cb_* keys. */
+static void no_indep_implies_cb(struct rio_hints *h)
+{
+    if (h->no_indep_rw)
+        h->romio_cb_read = h->romio_cb_write = RIO_ENABLE;
+}
+
 void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
 {
     if (info != MPI_INFO_NULL) {
@@ -226,6 +246,9 @@ void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
             apply_one(h, key, val, at_open);
         }
     }
+    if (at_open)
+        no_indep_implies_cb(h);
+    int no_indep_before = h->no_indep_rw;
     const char *env = getenv("RESONIO_HINTS");
     if (env && *env) {
         char *copy = rio__strdup(env), *save = NULL;
@@ -242,7 +265,105 @@ void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
             apply_one(h, kv, eq + 1, at_open);
         }
         free(copy);
+        /* RESONIO_HINTS's own romio_cb_* keys win unless it also turned
+         * romio_no_indep_rw on, whose rule then applies as above. */
+        if (at_open && !no_indep_before)
+            no_indep_implies_cb(h);
     }
+}
+
+/* Contract in file_int.h. */
+int rio__hints_file_read(char *text, char *name, size_t name_len)
+{
+    /* ROMIO's order: the named file if it opens, else the system one. */
+    static const char system_file[] = "/etc/romio-hints";
+    const char *env = getenv("ROMIO_HINTS"), *used = env;
+    int fd = env && *env ? open(env, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0) {
+        used = system_file;
+        fd = open(system_file, O_RDONLY | O_CLOEXEC);
+    }
+    if (fd < 0)
+        return -1;
+    size_t n = 0;
+    while (n < RIO_HINTFILE_MAX) {
+        ssize_t got = read(fd, text + n, RIO_HINTFILE_MAX - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    text[n] = '\0';
+    if (name)
+        rio__strcpy(name, name_len, used);
+    return (int)n;
+}
+
+/* Does info hold key (whatever its value)? */
+static int info_has(MPI_Info info, const char *key)
+{
+    int len = 0, flag = 0;
+    if (info == MPI_INFO_NULL)
+        return 0;
+    return MPI_Info_get_valuelen(info, key, &len, &flag) == MPI_SUCCESS && flag;
+}
+
+/* Contract in file_int.h.  Lines as ROMIO takes them: blank lines and
+ * lines starting with '#' are skipped, the rest must be exactly two words
+ * (blanks between them) or are malformed and skipped. */
+void rio__hints_file_apply(struct rio_hints *h, MPI_Info info, char *text, const char *name,
+                           int report)
+{
+    static const char blanks[] = " \t\r";
+    int lineno = 0, nseen = 0, cap = 0;
+    const char **seen = NULL;
+    report = report && verbose();
+    if (!text)
+        return;
+    for (char *line = text, *next; line; line = next) {
+        lineno++;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *save = NULL;
+        char *key = strtok_r(line, blanks, &save);
+        if (!key || key[0] == '#')
+            continue;
+        char *val = strtok_r(NULL, blanks, &save);
+        char *more = val ? strtok_r(NULL, blanks, &save) : NULL;
+        if (!val || more) {
+            if (report)
+                fprintf(stderr, "resonio: %s:%d: ignoring malformed hint line (%s)\n",
+                        name ? name : "hints file", lineno,
+                        !val ? "a key without a value" : "more than a key and a value");
+            continue;
+        }
+        /* A key given twice: the first line counts, as in ROMIO. */
+        int dup = 0;
+        for (int i = 0; i < nseen && !dup; i++)
+            dup = !strcmp(seen[i], key);
+        if (dup) {
+            if (report)
+                fprintf(stderr, "resonio: %s:%d: ignoring %s, set on an earlier line\n",
+                        name ? name : "hints file", lineno, key);
+            continue;
+        }
+        if (nseen == cap) {
+            int ncap = cap ? 2 * cap : 32;
+            const char **n = rio__realloc(seen, (size_t)ncap * sizeof *n);
+            if (n) {
+                seen = n;
+                cap = ncap;
+            }
+        }
+        if (nseen < cap)
+            seen[nseen++] = key;
+        if (!info_has(info, key))
+            apply_one(h, key, val, 1);
+    }
+    free(seen);
 }
 
 static const char *tri_name(enum rio_tristate t)

@@ -209,8 +209,17 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
             rio__err_detail("file name prefix not known");
         }
     }
-    int mm[2] = {amode, -amode}, mmr[2];
-    MPI_Allreduce(mm, mmr, 2, MPI_INT, MPI_MAX, comm);
+    /* Rank 0 reads the hints file now so that its length rides on the
+     * amode check's reduction: with no file, open costs no extra
+     * collective; with one, a broadcast gives every rank rank 0's text. */
+    char hint_text[RIO_HINTFILE_MAX + 1], hint_name[256] = "";
+    int crank = 0, hint_len = -1;
+    MPI_Comm_rank(comm, &crank);
+    if (crank == 0)
+        hint_len = rio__hints_file_read(hint_text, hint_name, sizeof hint_name);
+    int mm[3] = {amode, -amode, hint_len}, mmr[3];
+    MPI_Allreduce(mm, mmr, 3, MPI_INT, MPI_MAX, comm);
+    hint_len = mmr[2];
     if (!err && (mmr[0] != amode || -mmr[1] != amode)) {
         err = RIO_E_NOT_SAME;
         rio__err_detail("amode differs between ranks");
@@ -238,6 +247,10 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     rio__file_errh_init(fh);
     fh->st.stats = &fh->stats;
     rio__hints_defaults(&fh->hints);
+    if (hint_len >= 0) {
+        MPI_Bcast(hint_text, hint_len + 1, MPI_CHAR, 0, fh->comm);
+        rio__hints_file_apply(&fh->hints, info, hint_text, hint_name, fh->rank == 0);
+    }
     rio__hints_apply(&fh->hints, info, 1);
 
     /* Rank 0 creates; the others follow once it has. */

@@ -118,6 +118,15 @@ int rio_register_datarep_c(const char *datarep,
 
 /* ---- views ------------------------------------------------------------------ */
 
+/* Say which of the view's types the detail of the error just made is
+ * about ("filetype: datatype not committed"). */
+static void which_type(const char *which)
+{
+    char d[256];
+    rio__strcpy(d, sizeof d, rio__err_detail_peek());
+    rio__err_detail("%s: %s", which, d[0] ? d : "not usable");
+}
+
 static int is_named(MPI_Datatype t)
 {
     int ni, na, nd, comb;
@@ -226,10 +235,15 @@ int rio_file_set_view(rio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         goto agree;
     }
     err = rio__dtype_get(etype, &et_dt);
-    if (!err)
-        err = rio__dtype_get(filetype, &ft_dt);
-    if (err)
+    if (err) {
+        which_type("etype");
         goto agree;
+    }
+    err = rio__dtype_get(filetype, &ft_dt);
+    if (err) {
+        which_type("filetype");
+        goto agree;
+    }
     /* Offsets and file pointers count etypes: one of no bytes would make
      * every position the same byte (Open MPI's own view code divides by
      * it), so it is refused.  A filetype of no bytes is legal (the

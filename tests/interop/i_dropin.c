@@ -19,7 +19,8 @@
  *   G  seek + write_all_begin/end       H  iwrite_at_all + MPI_Waitall
  * with preallocate first and set_size last, get_size, get_info, get_amode,
  * get_group, atomicity, sync, an error handler called on a negative
- * count (get_errhandler's reference freed), and reads of every region back
+ * count (get_errhandler's reference freed), MPI_ERR_TYPE for an
+ * uncommitted type in write_at_all, read_at and set_view, and reads of every region back
  * (read_all through the vector view, read_ordered, read_shared, iread_at,
  * read_at_all of the whole file) checked against the expected image.
  */
@@ -211,6 +212,24 @@ static void misc(void)
     RT_OK(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
     MPI_Errhandler_free(&got);
     MPI_Errhandler_free(&eh);
+
+    /* An uncommitted type is refused with MPI_ERR_TYPE by both natives
+     * and by resonio, and moves nothing: a write that went through would
+     * change the file that dropin.sh compares. */
+    MPI_Datatype u;
+    MPI_Type_contiguous(4, MPI_BYTE, &u);
+    memset(b, 0xee, sizeof b);
+    code = MPI_File_write_at_all(fh, 0, b, 1, u, MPI_STATUS_IGNORE);
+    CHECK(rt_class(code) == MPI_ERR_TYPE, "write_at_all, uncommitted type: class %s",
+          rt_class_name(rt_class(code)));
+    code = MPI_File_read_at(fh, 0, b, 1, u, MPI_STATUS_IGNORE);
+    CHECK(rt_class(code) == MPI_ERR_TYPE, "read_at, uncommitted type: class %s",
+          rt_class_name(rt_class(code)));
+    CHECK(b[0] == 0xee && b[3] == 0xee, "read_at with an uncommitted type filled the buffer");
+    code = MPI_File_set_view(fh, 0, MPI_BYTE, u, "native", MPI_INFO_NULL);
+    CHECK(rt_class(code) == MPI_ERR_TYPE, "set_view, uncommitted filetype: class %s",
+          rt_class_name(rt_class(code)));
+    MPI_Type_free(&u);
 }
 
 static void reads(void)

@@ -6,7 +6,12 @@
  * open mode, invalid amodes, bad filetypes, negative counts and offsets,
  * MPI_FILE_NULL, explicit-offset and individual-pointer calls on a
  * SEQUENTIAL file, an unknown datarep, split collectives used wrongly,
- * ENOSPC and EIO from the fault: driver.  Error handlers: created ones are
+ * ENOSPC and EIO from the fault: driver, uncommitted datatypes as memory
+ * type, etype or filetype (MPI_ERR_TYPE, nothing written or read, and the
+ * same type works once committed).  The strings of codes of several
+ * classes hold the class's own wording (MPI_Error_string of the class)
+ * and the cause, and not another class's wording (MPICH once printed
+ * "Other I/O error" in every one).  Error handlers: created ones are
  * called with the code and the handle, the default (set on RIO_FILE_NULL)
  * applies to files opened later and to failed opens, call_errhandler, and a
  * handler freed while attached stays in force.  A collective call that
@@ -362,6 +367,156 @@ static void test_fault(void)
     }
 }
 
+/* ---- uncommitted datatypes -------------------------------------------------- */
+
+/* The file at path holds 64 bytes of rank 0's pattern. */
+static void check_file_unchanged(const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0) {
+        long long len = 0;
+        unsigned char *f = RT_SLURP(path, &len);
+        if (f) {
+            CHECK(len == 64, "%s: file is %lld bytes, expected 64", what, len);
+            CHECK_PAT(f, (size_t)rt_minll(len, 64), 0, 0, "%s: file content", what);
+            free(f);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* The message of code also gives the cause. */
+static void check_cause(int code, const char *cause, const char *what)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    if (code != MPI_SUCCESS)
+        CHECK(strstr(rt_errstr(code, s), cause), "%s: message lacks \"%s\": %s", what, cause, s);
+}
+
+static void test_uncommitted(rio_file *fh)
+{
+    MPI_Datatype u, v, fixed;
+    unsigned char b[64], r[64];
+    MPI_Status st;
+    MPI_Type_contiguous(4, MPI_INT, &u); /* 16 bytes, never committed here */
+    MPI_Type_vector(2, 4, 8, MPI_BYTE, &v); /* a filetype, never committed here */
+    rt_fill(b, sizeof b, 99, 0);
+
+    int code = rio_file_write_at_all(fh, 0, b, 1, u, &st);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_write_at_all", path);
+    check_cause(code, "not committed", "write_at_all, uncommitted memory type");
+    code = rio_file_write_at(fh, 0, b, 2, u, &st);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_write_at", path);
+    check_cause(code, "not committed", "write_at, uncommitted memory type");
+    check_file_unchanged("after writes with an uncommitted type");
+
+    memset(r, 0xa5, sizeof r);
+    code = rio_file_read_all(fh, r, 1, u, &st);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_read_all", path);
+    check_cause(code, "not committed", "read_all, uncommitted memory type");
+    for (size_t k = 0; k < sizeof r; k++)
+        if (r[k] != 0xa5) {
+            CHECK(0, "read_all with an uncommitted type wrote byte %zu of the buffer", k);
+            break;
+        }
+
+    code = rio_file_set_view(fh, 0, MPI_BYTE, v, "native", MPI_INFO_NULL);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_set_view", path);
+    check_cause(code, "filetype: datatype not committed", "set_view, uncommitted filetype");
+    MPI_Type_contiguous(4, MPI_INT, &fixed);
+    MPI_Type_commit(&fixed);
+    code = rio_file_set_view(fh, 0, u, fixed, "native", MPI_INFO_NULL);
+    RT_ERR(code, MPI_ERR_TYPE, "MPI_File_set_view", path);
+    check_cause(code, "etype: datatype not committed", "set_view, uncommitted etype");
+    MPI_Type_free(&fixed);
+
+    /* Once committed, the same types work (the failures cached nothing). */
+    MPI_Type_commit(&u);
+    MPI_Type_commit(&v);
+    if (RT_OK(rio_file_set_view(fh, 0, MPI_BYTE, v, "native", MPI_INFO_NULL))) {
+        /* the view's first 8 bytes are file bytes 0-3 and 8-11 */
+        if (RT_OK(rio_file_read_at_all(fh, 0, r, 8, MPI_BYTE, &st))) {
+            unsigned char want[8];
+            rt_fill(want, 4, 0, 0);
+            rt_fill(want + 4, 4, 0, 8);
+            CHECK_BYTES(r, want, NULL, 8, "read through a view of a type committed late");
+        }
+        RT_OK(rio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    }
+    if (RT_OK(rio_file_read_at_all(fh, 16, r, 1, u, &st)))
+        CHECK_PAT(r, 16, 0, 16, "read_at_all with a memory type committed late");
+    MPI_Type_free(&u);
+    MPI_Type_free(&v);
+    check_file_unchanged("after the uncommitted-type cases");
+}
+
+/* ---- error texts -------------------------------------------------------------- */
+
+/* The class's own words: MPI_Error_string of the class, blanks cut. */
+static void class_words(int cls, char *w)
+{
+    int len = 0;
+    w[0] = '\0';
+    MPI_Error_string(cls, w, &len);
+    while (len > 0 && w[len - 1] == ' ')
+        w[--len] = '\0';
+}
+
+/* code has class cls; its string names op, the file name and the cause
+ * and holds the class's words and not those of MPI_ERR_IO (unless that is
+ * the class). */
+static void check_text(int code, int cls, const char *op, const char *name, const char *cause)
+{
+    char s[MPI_MAX_ERROR_STRING], w[MPI_MAX_ERROR_STRING], io[MPI_MAX_ERROR_STRING];
+    if (!RT_ERR(code, cls, op, name))
+        return;
+    rt_errstr(code, s);
+    class_words(cls, w);
+    class_words(MPI_ERR_IO, io);
+    CHECK(w[0] && strstr(s, w), "%s: message lacks the class's words \"%s\": %s", op, w, s);
+    CHECK(strstr(s, cause), "%s: message lacks the cause \"%s\": %s", op, cause, s);
+    if (cls != MPI_ERR_IO)
+        CHECK(!strstr(s, io), "%s: message of class %s holds MPI_ERR_IO's words \"%s\": %s", op,
+              rt_class_name(cls), io, s);
+}
+
+static void test_error_texts(void)
+{
+    rio_file *fh = RIO_FILE_NULL;
+    check_text(rio_file_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+               MPI_ERR_NO_SUCH_FILE, "MPI_File_open", missing, strerror(ENOENT));
+    fh = open_rdwr(path);
+    if (fh) {
+        MPI_Datatype u;
+        MPI_Type_contiguous(2, MPI_BYTE, &u);
+        check_text(rio_file_set_view(fh, 0, MPI_BYTE, u, "native", MPI_INFO_NULL), MPI_ERR_TYPE,
+                   "MPI_File_set_view", path, "datatype not committed");
+        MPI_Type_free(&u);
+        check_text(rio_file_set_view(fh, -8, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
+                   MPI_ERR_ARG, "MPI_File_set_view", path, "negative displacement");
+        check_text(rio_file_write_at(fh, 0, path, -1, MPI_BYTE, MPI_STATUS_IGNORE),
+                   MPI_ERR_COUNT, "MPI_File_write_at", path, "count");
+        RT_OK(rio_file_close(&fh));
+    }
+    /* MPI_ERR_IO from the fault: driver's EIO */
+    char p[4200], fp[4300];
+    unsigned char b[64];
+    snprintf(p, sizeof p, "%s.fault_text", rt_fname);
+    snprintf(fp, sizeof fp, "fault:%s", p);
+    rt_fill(b, sizeof b, rt_rank, 64 * rt_rank);
+    MPI_Info info = rt_info("resonio_fault", "op=write,n=1,err=EIO", NULL);
+    if (RT_OK(rio_file_open(MPI_COMM_WORLD, fp, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh))) {
+        check_text(rio_file_write_at(fh, 64 * rt_rank, b, 64, MPI_BYTE, MPI_STATUS_IGNORE),
+                   MPI_ERR_IO, "MPI_File_write_at", fp, strerror(EIO));
+        RT_OK(rio_file_close(&fh));
+    }
+    MPI_Info_free(&info);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        unlink(p);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* ---- error handlers --------------------------------------------------------- */
 
 static int a_calls, a_code, b_calls;
@@ -524,11 +679,13 @@ int main(int argc, char **argv)
     if (fh) {
         test_views(fh);
         test_args(fh);
+        test_uncommitted(fh);
         RT_OK(rio_file_close(&fh));
     }
     test_null();
     test_sequential();
     test_fault();
+    test_error_texts();
     test_errhandlers();
     test_collective_agreement();
 
