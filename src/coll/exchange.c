@@ -653,10 +653,12 @@ static int batch_flush(struct rio_store *st, int write, struct batch *b)
     } else {
         MPI_Offset got = 0;
         rc = rio__store_read_list(st, b->reg, b->iov, b->n, &got);
-        /* Reads ask only for bytes below end of file (coll.c cuts each
-         * request there), so a short read means the file shrank during the
-         * call: what was not read then reaches the callers as zeros, never
-         * as another round's leftovers. */
+        /* Past end of file the round holds zeros.  A write round's
+         * read-modify-write reads its span, which may reach past the end:
+         * the holes there must be written back as zeros.  A read round
+         * asks only for bytes below the end (coll.c cuts each request
+         * there), so a short read means the file shrank during the call,
+         * and the callers then get zeros, never another round's leftovers. */
         for (int j = 0; !rc && j < b->n; j++) {
             MPI_Offset keep = RIO_MIN(got, b->reg[j].len);
             memset((char *)b->iov[j].iov_base + keep, 0, (size_t)(b->reg[j].len - keep));
