@@ -16,7 +16,10 @@
  *                data goes through aggregators), or no exchange: one
  *                datatype request per rank (direct), the independent
  *                chooser, ranks taking turns in groups (token), or agents
- *                prefetching before every rank reads its own data
+ *                prefetching before every rank reads its own data.  A
+ *                read's exchange first cuts each rank's request at end of
+ *                file (one allreduce of the size), so the rounds never
+ *                touch a caller's bytes past what was read
  *   5. outcome   the caller agrees on the error; this rank's storage
  *                requests are traced so rio_coll_last can tell the order
  *                in which each target saw them
@@ -730,6 +733,20 @@ static void count_strategy(struct rio_coll_ctx *ctx, const char *name)
     }
 }
 
+/* The file's size, for a collective read (collective).  Ranks whose open
+ * is still deferred (romio_no_indep_rw) must not open the file to ask:
+ * the ranks that have it open (rank 0 always) tell the others. */
+static int file_size(const struct rio_coll_call *c, MPI_Offset *all)
+{
+    struct rio_store *st = c->req->st;
+    MPI_Offset size = -1;
+    *all = -1;
+    if (rio__store_deferred_opened(st) && st->ops->get_size(st, &size))
+        size = -1;
+    MPI_Allreduce(&size, all, 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
+    return *all < 0 ? st->ops->get_size(st, all) : 0;
+}
+
 /* Bytes of the view's stream below file offset size, from file_start. */
 static MPI_Offset readable_bytes(const struct rio_coll_req *q, MPI_Offset size)
 {
@@ -1071,7 +1088,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     ctx->trace.dropped = 0;
     req->st->trace = &ctx->trace;
 
-    struct rio_coll_req packed;
+    struct rio_coll_req packed, clipped;
     struct rio_dtype *bytes = NULL;
     int is_packed = pack_request(ctx, req, &packed, &bytes);
     if (is_packed) {
@@ -1146,10 +1163,30 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         snprintf(reason, rlen, "%.159s", both);
     }
 
+    int xrc;
     switch (plan.mode) {
     case RIO_COLL_EXCHANGE:
-        rc = rio__coll_exchange(&c, &plan);
-        *done = req->nbytes;
+        if (!req->write) { /* collective: every rank's plan exchanges */
+            /* Only what lies below end of file is read: MPI's receive
+             * buffer rule (modify only the locations of the data
+             * received), which the I/O chapter's data access conventions
+             * point to.  Each rank cuts its request to those bytes before
+             * it becomes pieces, so aggregators neither read nor ship
+             * anything past the end, and the tail of the caller's buffer,
+             * gaps of its memory type included, keeps its bytes.  The
+             * summary and the plan stay those of the whole request: a
+             * rank's pieces only become fewer, and it still sends every
+             * aggregator the summary names its (possibly empty) metadata. */
+            MPI_Offset size;
+            rc = file_size(&c, &size);
+            clipped = *c.req;
+            clipped.nbytes = rc ? 0 : readable_bytes(c.req, size);
+            c.req = &clipped;
+        }
+        xrc = rio__coll_exchange(&c, &plan);
+        if (!rc)
+            rc = xrc;
+        *done = c.req->nbytes;
         /* the bypassing ranks of a plan do their own I/O */
         if (plan.bypass && plan.bypass[c.rank]) {
             int brc = own_request(&c, RIO_INDEP_AUTO, done);
@@ -1174,22 +1211,6 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     case RIO_COLL_PREFETCH:
         rc = prefetch_then_read(&c, &plan, done);
         break;
-    }
-    if (!req->write && plan.mode == RIO_COLL_EXCHANGE) {
-        /* The file's size bounds what was read.  Ranks whose open is still
-         * deferred (romio_no_indep_rw) must not open the file to ask: the
-         * ranks that have it open tell the others. */
-        MPI_Offset size = -1, all = -1;
-        if (rio__store_deferred_opened(req->st) && req->st->ops->get_size(req->st, &size))
-            size = -1;
-        MPI_Allreduce(&size, &all, 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, ctx->comm);
-        if (all < 0) {
-            int src = req->st->ops->get_size(req->st, &all);
-            if (!rc)
-                rc = src;
-        }
-        if (!rc)
-            *done = readable_bytes(req, all);
     }
 
 out:

@@ -36,9 +36,11 @@
  * Writes skip holes with list I/O, or read-modify-write the round's span
  * as the plan says (rmw; under RIO_RMW_SMALL where round_rmw finds it
  * pays).  Reads read the round's span in one go when the holes are small
- * and by list I/O otherwise.  A storage error does not end the rounds
- * early: the rank keeps exchanging, skips further storage requests, and
- * returns its error for the caller to agree on.  Running out of memory in
+ * and by list I/O otherwise; they cover only bytes below end of file, since
+ * each rank's request arrives cut there (coll.c), so nothing past the end
+ * is read, shipped or written into a caller's buffer.  A storage error
+ * does not end the rounds early: the rank keeps exchanging, skips further
+ * storage requests, and returns its error for the caller to agree on.  Running out of memory in
  * a round does not either: the rank drains (see go_drain).
  */
 #include "coll_int.h"
@@ -651,7 +653,12 @@ static int batch_flush(struct rio_store *st, int write, struct batch *b)
     } else {
         MPI_Offset got = 0;
         rc = rio__store_read_list(st, b->reg, b->iov, b->n, &got);
-        /* end of file: what was not read reads as zeros */
+        /* Past end of file the round holds zeros.  A write round's
+         * read-modify-write reads its span, which may reach past the end:
+         * the holes there must be written back as zeros.  A read round
+         * asks only for bytes below the end (coll.c cuts each request
+         * there), so a short read means the file shrank during the call,
+         * and the callers then get zeros, never another round's leftovers. */
         for (int j = 0; !rc && j < b->n; j++) {
             MPI_Offset keep = RIO_MIN(got, b->reg[j].len);
             memset((char *)b->iov[j].iov_base + keep, 0, (size_t)(b->reg[j].len - keep));
