@@ -125,6 +125,49 @@ static int convert(const struct rio_datarep *d, int to_file, void *buf, MPI_Coun
     return 0;
 }
 
+/* Memory bytes a read through a representation delivered: those in
+ * proportion to the file bytes read (the representation scales every
+ * element alike when it has one basic type, as user representations must),
+ * cut to whole elements of that type. */
+static MPI_Offset read_prefix(MPI_Datatype type, MPI_Offset file_done, MPI_Offset file_all,
+                              MPI_Offset native_all)
+{
+    if (file_all <= 0)
+        return 0;
+    MPI_Offset got = (MPI_Offset)((double)file_done / (double)file_all * (double)native_all);
+    MPI_Datatype basic = basic_of(type);
+    int bsize = 0;
+    if (basic != MPI_DATATYPE_NULL && MPI_Type_size(basic, &bsize) == MPI_SUCCESS && bsize > 0)
+        got -= got % bsize;
+    return RIO_MIN(got, native_all);
+}
+
+/* Convert a read's file bytes in tmp into buf, changing only the first got
+ * bytes of the memory stream: past end of file the caller's bytes stay as
+ * they were (MPI's receive-buffer rule), as on every path without a
+ * representation.  A conversion writes every element of the request, so
+ * the stream's tail is saved first and put back after. */
+static int convert_prefix(const struct rio_datarep *d, void *buf, MPI_Count count,
+                          MPI_Datatype type, const struct rio_dtype *dt, void *tmp,
+                          MPI_Offset tmp_len, MPI_Offset got)
+{
+    MPI_Offset all = (MPI_Offset)rio__dtype_info(dt)->size * count, rest = all - got;
+    void *keep = NULL;
+    int err = 0;
+    if (rest > 0) {
+        keep = rio__malloc((size_t)rest);
+        if (!keep)
+            return RIO_E_NOMEM;
+        err = rio__dtype_pack(dt, count, buf, got, rest, keep);
+    }
+    if (!err)
+        err = convert(d, 0, buf, count, type, dt, tmp, tmp_len);
+    if (!err && keep)
+        err = rio__dtype_unpack(dt, count, buf, got, rest, keep);
+    free(keep);
+    return err;
+}
+
 /* ---- the core ------------------------------------------------------------------ */
 
 /*
@@ -202,12 +245,13 @@ static int rw_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count
         goto out;
 
     if (fh->drep && !write) {
-        if (*done < req.nbytes)
+        MPI_Offset got = nbytes;
+        if (*done < req.nbytes) {
             memset((char *)tmp + *done, 0, (size_t)(req.nbytes - *done));
-        err = convert(fh->drep, 0, buf, count, type, mem_dt, tmp, req.nbytes);
-        /* report memory bytes in proportion to what the file gave */
-        if (!err && req.nbytes > 0)
-            *done = (MPI_Offset)((double)*done / (double)req.nbytes * (double)nbytes);
+            got = read_prefix(type, *done, req.nbytes, nbytes);
+        }
+        err = convert_prefix(fh->drep, buf, count, type, mem_dt, tmp, req.nbytes, got);
+        *done = err ? 0 : got;
     } else if (fh->drep) {
         *done = nbytes;
     }

@@ -12,6 +12,12 @@
  *              bytes): the file holds the converted bytes, reads convert
  *              back, the callbacks get our extra_state; the same name
  *              twice, or a predefined one, is MPI_ERR_DUP_DATAREP.
+ *  end of file a read of 10 ints from a file of 5, through external32 and
+ *              rio_wide, independent and collective, into a contiguous
+ *              buffer (external32: also through a strided memory type,
+ *              which rio_wide's functions do not take): the 5 ints read
+ *              arrive, every other byte of the buffer (the tail, the
+ *              type's gaps) keeps its value, and the count is 5.
  *  errors      an unknown datarep in set_view is MPI_ERR_UNSUPPORTED_DATAREP
  *              on every rank and leaves the view as it was.
  */
@@ -419,12 +425,68 @@ static void test_unknown(void)
     RT_OK(rio_file_close(&fh));
 }
 
+/* A read that meets end of file changes only the elements it read. */
+static void test_eof(void)
+{
+    static const char *const reps[2] = {"external32", "rio_wide"};
+    MPI_Datatype every_other;
+    MPI_Type_vector(10, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    for (int k = 0; k < 2; k++) {
+        rio_file *fh = RIO_FILE_NULL;
+        MPI_Status st;
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "eof.%s", reps[k]);
+        rt_path(path, sizeof path, suffix);
+        fresh(path);
+        if (!RT_OK(rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE,
+                                 MPI_INFO_NULL, &fh)))
+            continue;
+        if (!RT_OK(rio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, reps[k], MPI_INFO_NULL))) {
+            RT_OK(rio_file_close(&fh));
+            continue;
+        }
+        int five[5];
+        for (int i = 0; i < 5; i++)
+            five[i] = ival(7, i);
+        if (rt_rank == 0 && RT_OK(rio_file_write_at(fh, 0, five, 5, MPI_INT, &st)))
+            CHECK_STATUS(&st, MPI_INT, 5, 5, "%s: write of 5 ints", reps[k]);
+        sync_barrier(fh);
+        /* rio_wide's functions convert MPI_INT only: no strided type there */
+        for (int form = 0; form < (k ? 2 : 4); form++) {
+            int strided = form >= 2, coll = form & 1, buf[20];
+            const char *how = coll ? "read_at_all" : "read_at";
+            for (int i = 0; i < 20; i++)
+                buf[i] = -7 - i;
+            MPI_Datatype t = strided ? every_other : MPI_INT;
+            int n = strided ? 1 : 10;
+            int rc = coll ? rio_file_read_at_all(fh, 0, buf, n, t, &st)
+                          : rio_file_read_at(fh, 0, buf, n, t, &st);
+            if (!RT_OK(rc))
+                continue;
+            int elems = -1;
+            MPI_Get_elements(&st, MPI_INT, &elems);
+            CHECK(elems == 5, "%s %s%s past end of file: %d ints, expected 5", reps[k], how,
+                  strided ? " (strided)" : "", elems);
+            for (int i = 0; i < 20; i++) {
+                int at = strided ? (i % 2 ? -1 : i / 2) : i;
+                int want = at >= 0 && at < 5 ? ival(7, at) : -7 - i;
+                CHECK(buf[i] == want, "%s %s%s past end of file: buf[%d] = %d, expected %d",
+                      reps[k], how, strided ? " (strided)" : "", i, buf[i], want);
+            }
+        }
+        RT_OK(rio_file_close(&fh));
+    }
+    MPI_Type_free(&every_other);
+}
+
 int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
     test_external32();
     test_internal();
     test_user();
+    test_eof();
     test_unknown();
     return rt_finish();
 }
