@@ -248,3 +248,9 @@ const struct rio_dtype_info *rio__dtype_info(const struct rio_dtype *dt)
 {
     return &dt->info;
 }
+
+/* Contract in dtype.h. */
+const struct rio_dl *rio__dtype_dloop(const struct rio_dtype *dt)
+{
+    return dt->root;
+}
