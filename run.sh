@@ -134,7 +134,7 @@ test)
   mkdir -p build/fuzz
   for t in fz_proto fz_dlwire; do
     src=("tests/fuzz/$t.c" src/emu/proto.c tests/fuzz/fz_alloc.c)
-    [ "$t" = fz_dlwire ] && src+=(src/emu/dlwire.c)
+    [ "$t" = fz_dlwire ] && src+=(src/emu/dlwire.c src/dloop/dloop.c)
     rm -rf "build/fuzz/corpus-$t"
     mkdir -p "build/fuzz/corpus-$t"
     if clang -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \

@@ -147,7 +147,7 @@ static int build(MPI_Datatype type, struct rio_dtype **out)
     dt = NULL;
 out:
     if (dt) {
-        rio__dtype_dl_free(dt->root);
+        rio__dl_free(dt->root);
         free(dt);
     }
     return err;
@@ -238,7 +238,7 @@ void rio__dtype_put(struct rio_dtype *dt)
     if (!dt)
         return;
     if (atomic_fetch_sub(&dt->refs, 1) == 1) {
-        rio__dtype_dl_free(dt->root);
+        rio__dl_free(dt->root);
         free(dt);
     }
 }
@@ -247,4 +247,10 @@ void rio__dtype_put(struct rio_dtype *dt)
 const struct rio_dtype_info *rio__dtype_info(const struct rio_dtype *dt)
 {
     return &dt->info;
+}
+
+/* Contract in dtype.h. */
+const struct rio_dl *rio__dtype_dloop(const struct rio_dtype *dt)
+{
+    return dt->root;
 }

@@ -78,7 +78,7 @@ static int decode_named(MPI_Datatype type, struct rio_dl **out)
     *out = NULL;
     if (size <= 0)
         return 0;
-    d = rio__dtype_dl_new();
+    d = rio__dl_new();
     if (!d)
         return RIO_E_NOMEM;
     d->leaf = 1;
@@ -94,7 +94,7 @@ static int decode_named(MPI_Datatype type, struct rio_dl **out)
             d->blocklens = rio__malloc(2 * sizeof *d->blocklens);
             d->displs = rio__malloc(2 * sizeof *d->displs);
             if (!d->blocklens || !d->displs) {
-                rio__dtype_dl_free(d);
+                rio__dl_free(d);
                 return RIO_E_NOMEM;
             }
             d->nblocks = 2;
@@ -116,7 +116,7 @@ static int decode(MPI_Datatype type, struct rio_dl **out);
 static int new_node(struct rio_dl *c, MPI_Count nblocks, int with_lens, int with_displs,
                     struct rio_dl **out)
 {
-    struct rio_dl *d = rio__dtype_dl_new();
+    struct rio_dl *d = rio__dl_new();
     *out = NULL;
     if (!d)
         goto nomem;
@@ -131,8 +131,8 @@ static int new_node(struct rio_dl *c, MPI_Count nblocks, int with_lens, int with
     *out = d;
     return 0;
 nomem:
-    rio__dtype_dl_free(c);
-    rio__dtype_dl_free(d);
+    rio__dl_free(c);
+    rio__dl_free(d);
     return RIO_E_NOMEM;
 }
 
@@ -180,13 +180,13 @@ static int decode_struct(const int *ints, const MPI_Aint *addrs, const MPI_Datat
     }
     return finish(d, extent, out);
 out:
-    rio__dtype_dl_free(d);
+    rio__dl_free(d);
     return err;
 }
 
 static struct rio_dl *clone(const struct rio_dl *s)
 {
-    struct rio_dl *d = rio__dtype_dl_new();
+    struct rio_dl *d = rio__dl_new();
     MPI_Count n = s->nblocks;
     if (!d)
         return NULL;
@@ -225,7 +225,7 @@ static struct rio_dl *clone(const struct rio_dl *s)
     }
     return d;
 fail:
-    rio__dtype_dl_free(d);
+    rio__dl_free(d);
     return NULL;
 }
 
@@ -337,7 +337,7 @@ static int darray_level(const struct dim_blocks *b, struct rio_dl *c, MPI_Aint e
     /* full blocks as a vector, then the tail: a struct of two */
     cc = clone(c);
     if (!cc) {
-        rio__dtype_dl_free(c);
+        rio__dl_free(c);
         return RIO_E_NOMEM;
     }
     err = new_node(c, b->nfull, 0, 0, &v);
@@ -347,16 +347,16 @@ static int darray_level(const struct dim_blocks *b, struct rio_dl *c, MPI_Aint e
         err = finish(v, level_extent, &v);
     }
     if (err) {
-        rio__dtype_dl_free(cc);
+        rio__dl_free(cc);
         return err;
     }
     err = new_node(NULL, 2, 1, 1, &d);
     if (!err && !(d->children = rio__calloc(2, sizeof *d->children)))
         err = RIO_E_NOMEM;
     if (err) {
-        rio__dtype_dl_free(v);
-        rio__dtype_dl_free(cc);
-        rio__dtype_dl_free(d);
+        rio__dl_free(v);
+        rio__dl_free(cc);
+        rio__dl_free(d);
         return err;
     }
     t = cc;
@@ -381,7 +381,7 @@ static int build_darray(const int *ints, struct rio_dl *c, MPI_Aint cext, MPI_Ai
     int err = 0;
     *out = NULL;
     if (nd > 64) {
-        rio__dtype_dl_free(c);
+        rio__dl_free(c);
         rio__err_detail("darray of %d dimensions", nd);
         return RIO_E_TYPE;
     }
@@ -394,7 +394,7 @@ static int build_darray(const int *ints, struct rio_dl *c, MPI_Aint cext, MPI_Ai
         int dim = order == MPI_ORDER_C ? nd - 1 - k : k;
         struct dim_blocks b;
         if (!darray_dim(gsizes[dim], distribs[dim], dargs[dim], psizes[dim], coords[dim], &b)) {
-            rio__dtype_dl_free(c);
+            rio__dl_free(c);
             return 0;
         }
         MPI_Aint next = e * gsizes[dim];
@@ -523,7 +523,7 @@ static int decode(MPI_Datatype type, struct rio_dl **out)
         break;
     }
 out:
-    rio__dtype_dl_free(c);
+    rio__dl_free(c);
     if (got) {
         for (int i = 0; i < nd; i++)
             if (!rio__dtype_is_predefined(types[i]))
@@ -533,7 +533,7 @@ out:
     free(addrs);
     free(types);
     if (err) {
-        rio__dtype_dl_free(*out);
+        rio__dl_free(*out);
         *out = NULL;
     }
     return err;

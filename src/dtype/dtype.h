@@ -24,6 +24,7 @@
 #include "../common/common.h"
 
 struct rio_dtype;  /* opaque, reference counted */
+struct rio_dl;     /* the dataloop core's tree (src/dloop/dloop.h) */
 
 struct rio_dtype_info {
     MPI_Count size;          /* data bytes per instance */
@@ -134,11 +135,11 @@ int rio__dtype_view_monotone(const struct rio_dtype *ft, MPI_Offset pos, MPI_Off
 void rio__dtype_view_extent(const struct rio_dtype *ft, MPI_Offset disp, MPI_Offset pos,
                             MPI_Offset len, MPI_Offset *first, MPI_Offset *end);
 
-/** The dataloop tree of dt, serialized for datatype I/O in the wire form
- *  of src/emu/dlwire.h (tile extent = dt's extent).  Local; *out is
- *  malloc'ed (free it), *len its bytes.  Errors: RIO_E_TYPE for a type
- *  without data or deeper than the wire allows, RIO_E_NOMEM.  Whether the
- *  receiver accepts its size is the receiver's limit. */
-int rio__dtype_ship(const struct rio_dtype *dt, unsigned char **out, size_t *len);
+/** The dataloop tree of dt in the form of the dataloop core
+ *  (src/dloop/dloop.h), normalized and with every fact set, for layers
+ *  that hand it to a walker or an encoder of their own (the emu driver
+ *  ships it to its servers).  NULL for a type without data.  Borrowed:
+ *  it lives as long as the caller's reference to dt. */
+const struct rio_dl *rio__dtype_dloop(const struct rio_dtype *dt);
 
 #endif /* RIO_DTYPE_H */

@@ -1,15 +1,14 @@
 /*
  * iter.c — walking the regions of a data stream (the hot path of all I/O).
  *
- * An iterator is a stack of frames, one per dataloop level from the root
- * to a leaf, each holding the block and element being walked and the
- * origin of its node's instance; the leaf frame also holds how many bytes
- * of its block were handed out.  The invariant between calls is that the
- * frames point at the next byte run not yet handed out (or top < 0 at the
- * end).  Taking a run is a few loads in the leaf frame; moving past the
- * end of a leaf walks up to the first level with elements left and back
- * down, resetting the levels below — no recursion and no allocation per
- * region.  Instances follow one another at the type's extent.
+ * An iterator is a stack of frames of the dataloop core (src/dloop/dloop.h),
+ * one per level from the root to a leaf; the core's steps take a run from
+ * the leaf frame and move past a finished leaf block (up to the first level
+ * with elements left and back down) with no recursion and no allocation
+ * per region.  The invariant between calls is that the frames point at the
+ * next byte run not yet handed out (or top < 0 at the end).  This file adds
+ * what the core leaves to its users: instances following one another at
+ * the type's extent, merging, and the fast paths below.
  *
  * Seeking to stream byte s divides by the type size to skip whole
  * instances, then descends once: vector-like levels by division, indexed
@@ -31,57 +30,15 @@
  * unbounded contiguous stream. */
 #define NO_LIMIT ((MPI_Offset)1 << 60)
 
-_Static_assert(offsetof(struct rio_dtype_iter, inline_frames) % _Alignof(struct rio_dtype_frame) ==
+_Static_assert(offsetof(struct rio_dtype_iter, inline_frames) % _Alignof(struct rio_dl_frame) ==
                    0,
                "inline frames misaligned");
 
-static inline struct rio_dtype_frame *frames_of(struct rio_dtype_iter *it)
+static inline struct rio_dl_frame *frames_of(struct rio_dtype_iter *it)
 {
     /* frames == NULL means the inline buffer, so an iterator can be copied */
-    return it->frames ? (struct rio_dtype_frame *)it->frames
-                      : (struct rio_dtype_frame *)(void *)it->inline_frames;
-}
-
-/* Contract in dtype_int.h: frames at data byte rem of one instance. */
-int rio__dtype_locate(const struct rio_dl *root, MPI_Offset base, MPI_Offset rem,
-                      struct rio_dtype_frame *frames, MPI_Offset *at)
-{
-    const struct rio_dl *d = root;
-    MPI_Offset b = base + d->off;
-    for (int l = 0;; l++) {
-        MPI_Count blk;
-        if (d->prefix) {
-            MPI_Count lo = 0, hi = d->nblocks - 1;
-            while (lo < hi) { /* largest blk with prefix[blk] <= rem */
-                MPI_Count mid = lo + (hi - lo + 1) / 2;
-                if (d->prefix[mid] <= rem)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            blk = lo;
-            rem -= d->prefix[blk];
-        } else {
-            MPI_Count bb = d->blocklen * (d->leaf ? 1 : d->child->size);
-            blk = rem / bb;
-            rem -= blk * bb;
-        }
-        MPI_Offset start = b + (d->displs ? d->displs[blk] : blk * d->stride);
-        if (d->leaf) {
-            if (frames)
-                frames[l] = (struct rio_dtype_frame){d, b, blk, rem};
-            if (at)
-                *at = start + rem;
-            return l;
-        }
-        const struct rio_dl *c = d->children ? d->children[blk] : d->child;
-        MPI_Count el = rem / c->size;
-        rem -= el * c->size;
-        if (frames)
-            frames[l] = (struct rio_dtype_frame){d, b, blk, el};
-        b = start + el * c->extent + c->off;
-        d = c;
-    }
+    return it->frames ? (struct rio_dl_frame *)it->frames
+                      : (struct rio_dl_frame *)(void *)it->inline_frames;
 }
 
 /* Contract in dtype.h.  The iterator borrows dt (the caller keeps its
@@ -108,70 +65,52 @@ int rio__dtype_iter_init(struct rio_dtype_iter *it, const struct rio_dtype *dt, 
     }
     if (!root || count == 0 || (count > 0 && start / size >= count))
         return 0; /* nothing to walk */
-    size_t need = (size_t)root->depth * sizeof(struct rio_dtype_frame);
+    size_t need = (size_t)root->depth * sizeof(struct rio_dl_frame);
     if (need > sizeof it->inline_frames) {
         it->frames = rio__malloc(need);
         if (!it->frames)
             return RIO_E_NOMEM;
     }
     it->depth = root->depth;
-    struct rio_dtype_frame *f = frames_of(it);
+    struct rio_dl_frame *f = frames_of(it);
     it->inst = start / size;
     if (dt->info.contig) {
         /* one run for every instance; el is the stream byte reached */
-        f[0] = (struct rio_dtype_frame){root, 0, 0, start};
+        f[0] = (struct rio_dl_frame){root, 0, 0, start};
         it->top = 0;
         return 0;
     }
-    it->top = rio__dtype_locate(root, it->inst * dt->info.extent, start % size, f, NULL);
+    it->top = rio__dl_locate(root, it->inst * dt->info.extent, start % size, f, NULL);
     return 0;
 }
 
-/* Move the frames past a finished leaf block: up to the first level with
- * elements left, then down to its first leaf block. */
-static void advance(struct rio_dtype_iter *it, struct rio_dtype_frame *f)
+/* Past a finished instance: the first leaf block of the next one, or the
+ * end of the stream. */
+static int next_instance(struct rio_dtype_iter *it, struct rio_dl_frame *f)
 {
-    int l = it->top - 1;
-    for (; l >= 0; l--) {
-        struct rio_dtype_frame *fr = &f[l];
-        const struct rio_dl *d = fr->dl;
-        if (++fr->el < (d->blocklens ? d->blocklens[fr->blk] : d->blocklen))
-            goto down;
-        fr->el = 0;
-        if (++fr->blk < d->nblocks)
-            goto down;
-    }
-    if (it->count >= 0 && it->inst + 1 >= it->count) {
-        it->top = -1;
-        return;
-    }
+    if (it->count >= 0 && it->inst + 1 >= it->count)
+        return -1;
     it->inst++;
-    f[0].base = it->inst * it->dt->info.extent + f[0].dl->off;
-    f[0].blk = 0;
-    f[0].el = 0;
-    l = 0;
-down:
-    while (!f[l].dl->leaf) {
-        const struct rio_dtype_frame *fr = &f[l];
-        const struct rio_dl *d = fr->dl;
-        const struct rio_dl *c = d->children ? d->children[fr->blk] : d->child;
-        MPI_Offset at = fr->base + (d->displs ? d->displs[fr->blk] : fr->blk * d->stride) +
-                        fr->el * c->extent + c->off;
-        f[++l] = (struct rio_dtype_frame){c, at, 0, 0};
-    }
-    it->top = l;
+    return rio__dl_start(f, f[0].dl, it->inst * it->dt->info.extent);
+}
+
+/* Move the frames past a finished leaf block (the core's step, then the
+ * next instance when this one is done). */
+static void advance(struct rio_dtype_iter *it, struct rio_dl_frame *f)
+{
+    int top = rio__dl_advance(f, it->top);
+    it->top = top >= 0 ? top : next_instance(it, f);
 }
 
 /* The next byte run (unmerged).  0 at the end. */
-static inline int raw_next(struct rio_dtype_iter *it, struct rio_dtype_frame *f, MPI_Offset *off,
+static inline int raw_next(struct rio_dtype_iter *it, struct rio_dl_frame *f, MPI_Offset *off,
                            MPI_Offset *len)
 {
     if (it->top < 0)
         return 0;
-    struct rio_dtype_frame *lf = &f[it->top];
-    const struct rio_dl *d = lf->dl;
     if (it->dt->info.contig) {
-        *off = d->off + lf->el; /* extent == size: stream byte p sits at off + p */
+        struct rio_dl_frame *lf = &f[it->top];
+        *off = lf->dl->off + lf->el; /* extent == size: stream byte p sits at off + p */
         if (it->count < 0) {
             *len = NO_LIMIT;
             lf->el += NO_LIMIT;
@@ -181,12 +120,11 @@ static inline int raw_next(struct rio_dtype_iter *it, struct rio_dtype_frame *f,
         }
         return 1;
     }
-    MPI_Count blk = lf->blk;
-    *off = lf->base + (d->displs ? d->displs[blk] : blk * d->stride) + lf->el;
-    *len = (d->blocklens ? d->blocklens[blk] : d->blocklen) - lf->el;
-    lf->el = 0;
-    if (++lf->blk >= d->nblocks)
-        advance(it, f);
+    int64_t o, l;
+    int top = rio__dl_run(f, it->top, &o, &l);
+    it->top = top >= 0 ? top : next_instance(it, f);
+    *off = o;
+    *len = l;
     return 1;
 }
 
@@ -196,7 +134,7 @@ int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
                          MPI_Offset *len)
 {
     MPI_Offset lim = max_bytes > 0 ? max_bytes : NO_LIMIT;
-    struct rio_dtype_frame *f = frames_of(it);
+    struct rio_dl_frame *f = frames_of(it);
     if (!it->have_pend) {
         if (!raw_next(it, f, &it->pend_off, &it->pend_len))
             return 0;
@@ -232,12 +170,12 @@ int rio__dtype_iter_next(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Of
  * bytes together; 0 elsewhere.  The fast path of iter_strided and
  * iter_copy. */
 static inline MPI_Count vector_blocks(const struct rio_dtype_iter *it,
-                                      const struct rio_dtype_frame *f,
+                                      const struct rio_dl_frame *f,
                                       MPI_Offset max_bytes, MPI_Count max)
 {
     if (it->have_pend || it->top < 0 || it->dt->info.contig)
         return 0;
-    const struct rio_dtype_frame *lf = &f[it->top];
+    const struct rio_dl_frame *lf = &f[it->top];
     const struct rio_dl *d = lf->dl;
     if (d->displs || d->blocklens || lf->el != 0)
         return 0;
@@ -245,15 +183,15 @@ static inline MPI_Count vector_blocks(const struct rio_dtype_iter *it,
 }
 
 /* Offset of the current block of the leaf frame at level top. */
-static MPI_Offset block_offset(const struct rio_dtype_frame *f, int top)
+static MPI_Offset block_offset(const struct rio_dl_frame *f, int top)
 {
     return f[top].base + f[top].blk * f[top].dl->stride;
 }
 
 /* Move past nb whole blocks that vector_blocks allowed. */
-static void skip_blocks(struct rio_dtype_iter *it, struct rio_dtype_frame *f, MPI_Count nb)
+static void skip_blocks(struct rio_dtype_iter *it, struct rio_dl_frame *f, MPI_Count nb)
 {
-    struct rio_dtype_frame *lf = &f[it->top];
+    struct rio_dl_frame *lf = &f[it->top];
     lf->blk += nb;
     if (lf->blk >= lf->dl->nblocks)
         advance(it, f);
@@ -263,7 +201,7 @@ static void skip_blocks(struct rio_dtype_iter *it, struct rio_dtype_frame *f, MP
 int rio__dtype_iter_strided(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI_Offset *off,
                             MPI_Offset *len, MPI_Offset *stride, MPI_Count *n)
 {
-    struct rio_dtype_frame *f = frames_of(it);
+    struct rio_dl_frame *f = frames_of(it);
     MPI_Count nb = vector_blocks(it, f, max_bytes, max_bytes);
     if (nb > 1 && f[it->top].dl->stride > f[it->top].dl->blocklen) {
         const struct rio_dl *d = f[it->top].dl;
@@ -289,7 +227,7 @@ int rio__dtype_iter_strided(struct rio_dtype_iter *it, MPI_Offset max_bytes, MPI
 MPI_Offset rio__dtype_iter_copy(struct rio_dtype_iter *it, char *typed, char *contig,
                                 MPI_Offset len, int to_contig)
 {
-    struct rio_dtype_frame *f = frames_of(it);
+    struct rio_dl_frame *f = frames_of(it);
     MPI_Offset done = 0;
     if (it->have_pend && len > 0) {
         MPI_Offset n = RIO_MIN(it->pend_len, len);

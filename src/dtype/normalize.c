@@ -30,27 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Contract in dtype_int.h (as for every non-static function of this file). */
-struct rio_dl *rio__dtype_dl_new(void)
-{
-    return rio__calloc(1, sizeof(struct rio_dl));
-}
-
-void rio__dtype_dl_free(struct rio_dl *d)
-{
-    if (!d)
-        return;
-    if (d->children) {
-        for (MPI_Count i = 0; i < d->nblocks; i++)
-            rio__dtype_dl_free(d->children[i]);
-        free(d->children);
-    }
-    rio__dtype_dl_free(d->child);
-    free(d->blocklens);
-    free(d->displs);
-    free(d->prefix);
-    free(d);
-}
+/* Non-static functions have their contract in dtype_int.h. */
 
 static MPI_Count blen(const struct rio_dl *d, MPI_Count i)
 {
@@ -206,7 +186,7 @@ static int drop_empty(struct rio_dl *d)
     for (MPI_Count i = 0; i < d->nblocks; i++) {
         struct rio_dl *c = d->children ? d->children[i] : NULL;
         if (blen(d, i) <= 0 || (d->children && !c)) {
-            rio__dtype_dl_free(c);
+            rio__dl_free(c);
             continue;
         }
         if (d->blocklens)
@@ -262,7 +242,7 @@ static int rewrite_struct(struct rio_dl *d)
     if (same) {
         d->child = d->children[0];
         for (MPI_Count i = 1; i < n; i++)
-            rio__dtype_dl_free(d->children[i]);
+            rio__dl_free(d->children[i]);
         free(d->children);
         d->children = NULL;
         return 1;
@@ -272,7 +252,7 @@ static int rewrite_struct(struct rio_dl *d)
             struct rio_dl *c = d->children[i];
             d->blocklens[i] *= c->blocklen;
             d->displs[i] += c->off;
-            rio__dtype_dl_free(c);
+            rio__dl_free(c);
         }
         free(d->children);
         d->children = NULL;
@@ -307,7 +287,7 @@ static int rewrite_child(struct rio_dl *d)
         }
         d->leaf = 1;
         d->child = NULL;
-        rio__dtype_dl_free(c);
+        rio__dl_free(c);
         return 1;
     }
     if (!c->leaf && c->nblocks == 1 && !c->displs && !c->children) {
@@ -319,7 +299,7 @@ static int rewrite_child(struct rio_dl *d)
             d->off += c->off;
             d->child = z;
             c->child = NULL;
-            rio__dtype_dl_free(c);
+            rio__dl_free(c);
             return 1;
         }
     }
@@ -345,7 +325,7 @@ static int rewrite_child(struct rio_dl *d)
             d->leaf = c->leaf;
             d->child = c->child;
             c->child = NULL;
-            rio__dtype_dl_free(c);
+            rio__dl_free(c);
             return 1;
         }
     }
@@ -416,7 +396,7 @@ int rio__dtype_norm(struct rio_dl **pn)
     if (!d)
         return 0;
     if (drop_empty(d)) {
-        rio__dtype_dl_free(d);
+        rio__dl_free(d);
         *pn = NULL;
         return 0;
     }
@@ -449,7 +429,7 @@ int rio__dtype_norm(struct rio_dl **pn)
             c->off += d->off;
             c->extent = d->extent;
             d->child = NULL;
-            rio__dtype_dl_free(d);
+            rio__dl_free(d);
             *pn = d = c;
             changed = 1;
         }
@@ -463,7 +443,7 @@ int rio__dtype_norm(struct rio_dl **pn)
         goto out;
     if (d->nregions == 1 && !is_run(d)) {
         /* One contiguous run, however it was described. */
-        struct rio_dl *run = rio__dtype_dl_new();
+        struct rio_dl *run = rio__dl_new();
         if (!run) {
             err = RIO_E_NOMEM;
             goto out;
@@ -473,13 +453,13 @@ int rio__dtype_norm(struct rio_dl **pn)
         run->blocklen = d->size;
         run->off = d->first;
         run->extent = d->extent;
-        rio__dtype_dl_free(d);
+        rio__dl_free(d);
         *pn = d = run;
         err = compute_facts(d);
     }
 out:
     if (err) {
-        rio__dtype_dl_free(d);
+        rio__dl_free(d);
         *pn = NULL;
     }
     return err;

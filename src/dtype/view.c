@@ -4,7 +4,7 @@
  * A view tiles its filetype from the displacement without end; tile k
  * starts at disp + k * extent.  Stream byte pos lies in tile pos / size at
  * data byte pos % size of the tile, which one descent of the dataloop
- * (rio__dtype_locate) turns into a displacement: O(depth) plus a binary
+ * (rio__dl_locate) turns into a displacement: O(depth) plus a binary
  * search per indexed level, whatever pos is.
  *
  * Validity uses the facts computed at normalization: the regions of a
@@ -134,10 +134,13 @@ MPI_Offset rio__dtype_view_offset(const struct rio_dtype *ft, MPI_Offset disp, M
         tile--;
         rem += size;
     }
-    if (ft->info.contig)
+    if (ft->info.contig) {
         at = r->off + rem;
-    else
-        rio__dtype_locate(r, 0, rem, NULL, &at);
+    } else {
+        int64_t a;
+        rio__dl_locate(r, 0, rem, NULL, &a);
+        at = a;
+    }
     return disp + tile * ft->info.extent + at;
 }
 

@@ -1,26 +1,82 @@
 /*
- * dlwire.c — decoding shipped dataloops and walking their regions at the
- * server.
+ * dlwire.c — dataloops on the wire (dlwire.h): the encoder the emu driver
+ * uses to ship a view's filetype, and the decoder and walk of the server.
+ *
+ * Encoding writes the tree in preorder exactly as it is held, so the
+ * server walks the same blocks and elements in the same order; only the
+ * facts (sizes, prefix sums, bounds) are left out, and the decoder
+ * recomputes them rather than trusting a sender.
  *
  * Decoding is a recursive descent bounded by RIO_EMU_DL_MAX_DEPTH, with a
  * running node count; every array length is checked against the bytes
  * left before it is allocated, so a message can never make the server
  * allocate more than a small multiple of its own size.  Per node it
- * computes what the walk needs: the data size of one instance and, where
- * blocks differ in size, the prefix sums that let a walk start at any
- * stream byte with a binary search.
- *
- * The walk mirrors src/dtype/iter.c (same order of blocks and elements,
- * so the client and the server agree on which bytes are where) but is a
- * plain recursion with a budget of stream bytes: a seek to stream byte pos
- * divides by tile size and descends once, skipping whole blocks and
- * elements arithmetically.  All address arithmetic is checked.
+ * computes, with checked arithmetic, what the core's walker needs: the
+ * data size of one instance, the depth, where blocks differ in size the
+ * prefix sums that let a walk start at any stream byte with a binary
+ * search, and the lowest and highest byte of the instance's data.
+ * Bounding the latter by RIO_EMU_DL_MAX_SPAN is what makes the core's
+ * unchecked steps safe here: a node instance's data lies inside its
+ * parent's, so every origin, block start and region a walk computes stays
+ * within a few spans of its tile's origin, and that origin is checked
+ * before a tile is walked.  The walk itself is the core's (src/dloop),
+ * shared with the datatype engine; it checks only tile origins and the
+ * regions it hands out.
  */
 #include "dlwire.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static void put_node(struct rio_emu_buf *b, const struct rio_dl *d)
+{
+    unsigned kind = (d->leaf ? RIO_EMU_DL_LEAF : 0) | (d->displs ? RIO_EMU_DL_DISPLS : 0) |
+                    (d->blocklens ? RIO_EMU_DL_BLOCKLENS : 0) |
+                    (d->children ? RIO_EMU_DL_STRUCT : 0);
+    unsigned char *k = rio__emu_buf_grow(b, 1);
+    if (k)
+        *k = (unsigned char)kind;
+    rio__emu_put_u64(b, (uint64_t)d->nblocks);
+    rio__emu_put_u64(b, (uint64_t)d->blocklen);
+    rio__emu_put_u64(b, (uint64_t)d->stride);
+    rio__emu_put_u64(b, (uint64_t)d->off);
+    rio__emu_put_u64(b, (uint64_t)d->extent);
+    for (int64_t i = 0; d->displs && i < d->nblocks; i++)
+        rio__emu_put_u64(b, (uint64_t)d->displs[i]);
+    for (int64_t i = 0; d->blocklens && i < d->nblocks; i++)
+        rio__emu_put_u64(b, (uint64_t)d->blocklens[i]);
+    if (d->children)
+        for (int64_t i = 0; i < d->nblocks; i++)
+            put_node(b, d->children[i]);
+    else if (!d->leaf)
+        put_node(b, d->child);
+}
+
+/* Contract in dlwire.h. */
+int rio__emu_dl_encode(const struct rio_dl *root, int64_t tile_extent, unsigned char **out,
+                       size_t *len)
+{
+    struct rio_emu_buf b = {0};
+    *out = NULL;
+    *len = 0;
+    if (!root)
+        return -EINVAL;
+    if (root->depth > RIO_EMU_DL_MAX_DEPTH)
+        return -EMSGSIZE;
+    rio__emu_put_u64(&b, (uint64_t)tile_extent);
+    put_node(&b, root);
+    if (b.err) {
+        int rc = b.err;
+        rio__emu_buf_free(&b);
+        return rc;
+    }
+    *out = b.p;
+    *len = b.n;
+    return 0;
+}
 
 /* ---- decoding ---------------------------------------------------------- */
 
@@ -44,22 +100,6 @@ static int get64(struct dcur *c, int64_t *v)
 static int disp_ok(int64_t v)
 {
     return v >= -RIO_EMU_DL_MAX_DISP && v <= RIO_EMU_DL_MAX_DISP;
-}
-
-static void node_free(struct rio_emu_dl *d)
-{
-    if (!d)
-        return;
-    if (d->children) {
-        for (int64_t i = 0; i < d->nblocks; i++)
-            node_free(d->children[i]);
-        free(d->children);
-    }
-    node_free(d->child);
-    free(d->displs);
-    free(d->blocklens);
-    free(d->prefix);
-    free(d);
 }
 
 /* An array of n values, each checked by ok(). */
@@ -86,19 +126,50 @@ static int count_ok(int64_t v)
     return v >= 1 && v <= RIO_EMU_DL_MAX_COUNT;
 }
 
-/* Elements of block i. */
-static int64_t blen(const struct rio_emu_dl *d, int64_t i)
-{
-    return d->blocklens ? d->blocklens[i] : d->blocklen;
-}
-
 /* Data bytes of one element of block i. */
-static int64_t elsize(const struct rio_emu_dl *d, int64_t i)
+static int64_t elsize(const struct rio_dl *d, int64_t i)
 {
     return d->leaf ? 1 : d->children ? d->children[i]->size : d->child->size;
 }
 
-static int decode_node(struct dcur *c, int depth, struct rio_emu_dl **out)
+static int span_ok(int64_t v)
+{
+    return v >= -RIO_EMU_DL_MAX_SPAN && v <= RIO_EMU_DL_MAX_SPAN;
+}
+
+/* Widen [*lo, *hi) by the data of block i of d (its children's facts
+ * known), checked: -EINVAL when a value overflows or leaves the span. */
+static int block_span(const struct rio_dl *d, int64_t i, int64_t *lo, int64_t *hi)
+{
+    int64_t start, blo, bhi, n = rio__dl_blen(d, i);
+    if (d->displs ? __builtin_add_overflow(d->off, d->displs[i], &start)
+                  : (__builtin_mul_overflow(i, d->stride, &start) ||
+                     __builtin_add_overflow(start, d->off, &start)))
+        return -EINVAL;
+    if (d->leaf) {
+        blo = start;
+        if (__builtin_add_overflow(start, n, &bhi))
+            return -EINVAL;
+    } else {
+        const struct rio_dl *c = d->children ? d->children[i] : d->child;
+        int64_t reach; /* origin of the last element from the first's */
+        if (__builtin_mul_overflow(n - 1, c->extent, &reach) ||
+            __builtin_add_overflow(start, reach < 0 ? reach : 0, &blo) ||
+            __builtin_add_overflow(blo, c->tlb, &blo) ||
+            __builtin_add_overflow(start, reach > 0 ? reach : 0, &bhi) ||
+            __builtin_add_overflow(bhi, c->tub, &bhi))
+            return -EINVAL;
+    }
+    if (!span_ok(blo) || !span_ok(bhi))
+        return -EINVAL;
+    if (blo < *lo)
+        *lo = blo;
+    if (bhi > *hi)
+        *hi = bhi;
+    return 0;
+}
+
+static int decode_node(struct dcur *c, int depth, struct rio_dl **out)
 {
     int rc;
     if (depth > RIO_EMU_DL_MAX_DEPTH || ++c->nodes > RIO_EMU_DL_MAX_NODES)
@@ -112,7 +183,7 @@ static int decode_node(struct dcur *c, int depth, struct rio_emu_dl **out)
     c->left--;
     if (kind & ~0xfu || ((kind & RIO_EMU_DL_STRUCT) && (kind & RIO_EMU_DL_LEAF)))
         return -EBADMSG;
-    struct rio_emu_dl *d = rio__calloc(1, sizeof *d);
+    struct rio_dl *d = rio__dl_new();
     if (!d)
         return -ENOMEM;
     *out = d;
@@ -152,8 +223,8 @@ static int decode_node(struct dcur *c, int depth, struct rio_emu_dl **out)
     int64_t size = 0;
     for (int64_t i = 0; i < d->nblocks; i++) {
         int64_t b;
-        if (__builtin_mul_overflow(blen(d, i), elsize(d, i), &b) || b > RIO_EMU_DL_MAX_SIZE ||
-            b > RIO_EMU_DL_MAX_SIZE - size)
+        if (__builtin_mul_overflow(rio__dl_blen(d, i), elsize(d, i), &b) ||
+            b > RIO_EMU_DL_MAX_SIZE || b > RIO_EMU_DL_MAX_SIZE - size)
             return -EINVAL;
         size += b;
         if (varying)
@@ -164,6 +235,24 @@ static int decode_node(struct dcur *c, int depth, struct rio_emu_dl **out)
             break; /* every block the same */
     }
     d->size = size;
+    /* depth, and the bounds of the data: blocks of a node without
+     * per-block values differ only in their start, linear in i, so the
+     * first and the last block bound it */
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    int cdepth = 0;
+    int uniform = !d->displs && !d->blocklens && !d->children;
+    for (int64_t i = 0; i < d->nblocks; i++) {
+        if (uniform && i == 1)
+            i = d->nblocks - 1;
+        if ((rc = block_span(d, i, &lo, &hi)))
+            return rc;
+        const struct rio_dl *e = d->leaf ? NULL : d->children ? d->children[i] : d->child;
+        if (e && e->depth > cdepth)
+            cdepth = e->depth;
+    }
+    d->tlb = lo;
+    d->tub = hi;
+    d->depth = 1 + cdepth;
     return 0;
 }
 
@@ -203,81 +292,22 @@ void rio__emu_dl_free(struct rio_emu_dltype *t)
 {
     if (!t)
         return;
-    node_free(t->root);
+    rio__dl_free(t->root);
     free(t);
 }
 
 /* ---- walking ----------------------------------------------------------- */
 
-struct walk {
-    int64_t want;  /* stream bytes still to hand out */
-    rio_emu_region_fn fn;
-    void *arg;
-};
-
-/* a + b * c, checked */
-static int mad(int64_t a, int64_t b, int64_t c, int64_t *r)
+/* The origin of tile k, checked; -EINVAL when it overflows or lies so far
+ * out that no region of the tile could be inside [0, RIO_EMU_MAX_OFFSET)
+ * (its first region would be refused anyway), which also keeps the core's
+ * arithmetic within range (see the top of this file). */
+static int tile_origin(const struct rio_emu_dltype *t, int64_t disp, int64_t k, int64_t *o)
 {
     int64_t m;
-    if (__builtin_mul_overflow(b, c, &m) || __builtin_add_overflow(a, m, r))
+    if (__builtin_mul_overflow(k, t->tile_extent, &m) || __builtin_add_overflow(disp, m, o) ||
+        *o < -RIO_EMU_DL_MAX_SPAN || *o > RIO_EMU_MAX_OFFSET + RIO_EMU_DL_MAX_SPAN)
         return -EINVAL;
-    return 0;
-}
-
-/* Walk one instance of d whose origin (before d->off) is base, skipping
- * its first skip data bytes (0 <= skip < d->size). */
-static int walk_node(const struct rio_emu_dl *d, int64_t base, int64_t skip, struct walk *w)
-{
-    int64_t b, blk;
-    int rc;
-    if (__builtin_add_overflow(base, d->off, &b))
-        return -EINVAL;
-    if (d->prefix) {
-        int64_t lo = 0, hi = d->nblocks - 1;
-        while (lo < hi) { /* largest blk with prefix[blk] <= skip */
-            int64_t mid = lo + (hi - lo + 1) / 2;
-            if (d->prefix[mid] <= skip)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        blk = lo;
-        skip -= d->prefix[blk];
-    } else {
-        int64_t bb = d->blocklen * elsize(d, 0); /* <= size, no overflow */
-        blk = skip / bb;
-        skip -= blk * bb;
-    }
-    for (; blk < d->nblocks && w->want > 0; blk++) {
-        int64_t start;
-        if (d->displs ? __builtin_add_overflow(b, d->displs[blk], &start)
-                      : mad(b, blk, d->stride, &start))
-            return -EINVAL;
-        if (d->leaf) {
-            int64_t n = blen(d, blk) - skip, at;
-            if (n > w->want)
-                n = w->want;
-            if (__builtin_add_overflow(start, skip, &at) || at < 0 || at > RIO_EMU_MAX_OFFSET ||
-                n > RIO_EMU_MAX_OFFSET - at)
-                return -EINVAL;
-            w->want -= n;
-            skip = 0;
-            if ((rc = w->fn(w->arg, at, n)))
-                return rc;
-            continue;
-        }
-        const struct rio_emu_dl *c = d->children ? d->children[blk] : d->child;
-        int64_t el = skip / c->size;
-        skip -= el * c->size;
-        for (; el < blen(d, blk) && w->want > 0; el++) {
-            int64_t at;
-            if (mad(start, el, c->extent, &at))
-                return -EINVAL;
-            if ((rc = walk_node(c, at, skip, w)))
-                return rc;
-            skip = 0;
-        }
-    }
     return 0;
 }
 
@@ -285,21 +315,36 @@ static int walk_node(const struct rio_emu_dl *d, int64_t base, int64_t skip, str
 int rio__emu_dl_walk(const struct rio_emu_dltype *t, int64_t disp, int64_t pos, int64_t len,
                      rio_emu_region_fn fn, void *arg)
 {
-    struct walk w = {len, fn, arg};
+    struct rio_dl_frame f[RIO_EMU_DL_MAX_DEPTH];
+    const struct rio_dl *root = t->root;
+    int64_t want = len, tile = 0, origin;
+    int top, rc;
     if (disp < 0 || pos < 0 || len < 0)
         return -EINVAL;
-    int64_t size = t->root->size, tile = pos / size, skip = pos % size;
-    while (w.want > 0) {
-        int64_t base;
-        int rc;
-        if (mad(disp, tile, t->tile_extent, &base))
+    if (len == 0)
+        return 0;
+    tile = pos / root->size;
+    if ((rc = tile_origin(t, disp, tile, &origin)))
+        return rc;
+    top = rio__dl_locate(root, origin, pos % root->size, f, NULL);
+    for (;;) {
+        int64_t at, n;
+        top = rio__dl_run(f, top, &at, &n);
+        if (n > want)
+            n = want;
+        if (at < 0 || at > RIO_EMU_MAX_OFFSET || n > RIO_EMU_MAX_OFFSET - at)
             return -EINVAL;
-        if ((rc = walk_node(t->root, base, skip, &w)))
+        want -= n;
+        if ((rc = fn(arg, at, n)))
             return rc;
-        skip = 0;
-        tile++;
+        if (want == 0)
+            return 0;
+        if (top < 0) {
+            if ((rc = tile_origin(t, disp, ++tile, &origin)))
+                return rc;
+            top = rio__dl_start(f, root, origin);
+        }
     }
-    return 0;
 }
 
 /* Contract in dlwire.h. */

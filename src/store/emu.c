@@ -24,6 +24,7 @@
 #include "store.h"
 #include "../dtype/dtype.h"
 #include "../emu/client.h"
+#include "../emu/dlwire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -242,7 +243,9 @@ static int view_rw(struct rio_store *st, int wr, const struct rio_dtype *ft, MPI
     g.disp = disp;
     g.left = len;
     /* a filetype the wire cannot carry goes as offset lists */
-    int shipped = !rio__dtype_ship(ft, &dl, &dllen) && dllen <= RIO_EMU_MAX_DL_BYTES;
+    int shipped = !rio__emu_dl_encode(rio__dtype_dloop(ft), rio__dtype_info(ft)->extent, &dl,
+                                      &dllen) &&
+                  dllen <= RIO_EMU_MAX_DL_BYTES;
     if (!shipped)
         rio__err_detail("%s", ""); /* why it could not ship is not an error here */
     struct rio_emu_view view = {dl, dllen, disp, pos};

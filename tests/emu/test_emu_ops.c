@@ -244,7 +244,7 @@ static void test_dlwire(void)
         size_t n = 0;
         int rc = rio__dtype_get(types[k], &dt);
         if (!rc)
-            rc = rio__dtype_ship(dt, &blob, &n);
+            rc = rio__emu_dl_encode(rio__dtype_dloop(dt), rio__dtype_info(dt)->extent, &blob, &n);
         if (!rc)
             rc = rio__emu_dl_decode(blob, n, &w);
         CHECK(rc == 0, "%s: ship/decode failed (%d)", tnames[k], rc);
@@ -402,7 +402,7 @@ static void test_client(void)
         unsigned char *blob = NULL;
         size_t bn = 0;
         rio__dtype_get(types[0], &dt); /* vector(5, 3, 7 ints), extent 160 */
-        rio__dtype_ship(dt, &blob, &bn);
+        rio__emu_dl_encode(rio__dtype_dloop(dt), rio__dtype_info(dt)->extent, &blob, &bn);
         int64_t disp = 333, pos = 17, len = 20000;
         struct rio_emu_view v = {blob, bn, disp, pos};
         /* regions from the iterator */

@@ -420,6 +420,23 @@ static void dataloop_cases(const struct rio_emu_layout *lay)
     CHECK(st == -EINVAL, "dataloop whose size overflows: status %d", st);
     rio__emu_buf_free(&dl);
 
+    /* data spread wider than a walk can address without overflow: 2^40
+     * one-byte blocks 2^50 apart (each value within its own limit, the
+     * first byte inside the file), refused when decoded, so that no
+     * walk, however short, computes offsets past 2^63 */
+    rio__emu_put_u64(&dl, 8);
+    node(&dl, RIO_EMU_DL_LEAF, (int64_t)1 << 40, 1, (int64_t)1 << 50, 0, 8);
+    st = send_dt(lay, RIO_EMU_OP_READ_DT, &dl, 0, 1, NULL, 0);
+    CHECK(st == -EINVAL, "dataloop spanning 2^90 bytes: status %d", st);
+    rio__emu_buf_free(&dl);
+    /* the same through a child's extent: 2^40 elements 2^50 apart */
+    rio__emu_put_u64(&dl, 8);
+    node(&dl, 0, 1, (int64_t)1 << 40, 0, 0, 8);
+    node(&dl, RIO_EMU_DL_LEAF, 1, 1, 0, 0, (int64_t)1 << 50);
+    st = send_dt(lay, RIO_EMU_OP_READ_DT, &dl, 0, 1, NULL, 0);
+    CHECK(st == -EINVAL, "dataloop whose elements span 2^90 bytes: status %d", st);
+    rio__emu_buf_free(&dl);
+
     /* trailing bytes, a bad kind */
     rio__emu_put_u64(&dl, 8);
     node(&dl, RIO_EMU_DL_LEAF, 1, 8, 0, 0, 8);

@@ -8,16 +8,19 @@
  * the serialized dataloop.  What decodes is walked, each region cut into
  * stripe pieces as the server does, and every region and piece is checked
  * against the promises of dlwire.h: inside [0, RIO_EMU_MAX_OFFSET), and
- * no more stream bytes than asked for.  A broken promise aborts (a crash
- * for the fuzzer).
+ * no more stream bytes than asked for; the decoded tree is then encoded
+ * again and must give back the input's bytes (the encoder and the decoder
+ * agree).  A broken promise aborts (a crash for the fuzzer), and so does
+ * an overflow in the shared walker (UndefinedBehaviorSanitizer).
  *
  * Build (outside the MPI build): clang -fsanitize=fuzzer,address,undefined
- * -Isrc tests/fuzz/fz_dlwire.c src/emu/dlwire.c src/emu/proto.c
- * tests/fuzz/fz_alloc.c
+ * -Isrc tests/fuzz/fz_dlwire.c src/emu/dlwire.c src/dloop/dloop.c
+ * src/emu/proto.c tests/fuzz/fz_alloc.c
  */
 #include "emu/dlwire.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct walk {
     int64_t bytes, pieces, unit;
@@ -58,6 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         abort();
     if (!rio__emu_dl_walk(t, disp, pos, len, region, &w) && w.bytes != len)
         abort(); /* a complete walk hands out exactly len bytes */
+    unsigned char *again = NULL;
+    size_t an = 0;
+    if (rio__emu_dl_encode(t->root, t->tile_extent, &again, &an) || an != n - 16 ||
+        memcmp(again, d + 16, an) != 0)
+        abort(); /* what decodes encodes back to the same bytes */
+    free(again);
     rio__emu_dl_free(t);
     return 0;
 }
