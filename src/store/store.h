@@ -126,7 +126,9 @@ struct rio_store_ops {
     int (*read_view)(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
                      MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done);
     /* 1 for a wrapper: its open calls rio__store_wrap_open, and each member
-     * it leaves NULL forwards to the driver it wraps (wrap.c). */
+     * it leaves NULL forwards to the driver it wraps (wrap.c); a NULL close
+     * closes the inner file and frees st->priv, a NULL remove removes
+     * through the driver the rest of the name gives. */
     int wraps;
 };
 
@@ -159,7 +161,8 @@ const struct rio_store_ops *rio__store_find(const char *name, const char **path_
  *  Sets st->ops, priv, hints (borrowed: must outlive the open file) and
  *  resets the scratch fields and trace; st->stats is the caller's to set.  On failure
  *  st->ops is NULL and rio__store_close is a harmless no-op.  Errors:
- *  RIO_E_DRIVER for a prefix of a driver not in this build, -errno from
+ *  RIO_E_DRIVER for a prefix of a driver not in this build (also after a
+ *  wrapper's prefix) or a driver table rio__store_ops_check refuses, -errno from
  *  open(2), RIO_E_ARG for a bad fault spec, RIO_E_NOMEM.  The posix driver
  *  drops O_APPEND (pwrite would ignore its offset; the file layer places
  *  the file pointers at the end itself). */

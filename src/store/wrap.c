@@ -23,6 +23,7 @@
 #include "store.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static struct rio_store *in_of(struct rio_store *st)
 {
@@ -172,7 +173,8 @@ int rio__store_wrap_open(struct rio_store *st, struct rio_store_wrap *w,
     int rc = rio__store_ops_check(iops);
     if (rc)
         return rc;
-    w->inner = (struct rio_store){.hints = st->hints};
+    memset(&w->inner, 0, sizeof w->inner); /* ops NULL: the inner open may set its own */
+    w->inner.hints = st->hints;
     rc = iops->open(&w->inner, ipath, oflags, perm, hints);
     if (rc)
         return rc;
