@@ -55,12 +55,19 @@ static struct rio_store *inner(struct rio_store *st, int *rc)
     return &df->inner;
 }
 
-/* Does the driver take datatype requests for this path?  A wrapper takes
- * them when the driver it wraps does (wrap.c), decided before any open. */
-static int takes_views(const struct rio_store_ops *o, const char *path)
+/* The driver at the bottom of o's wrappers for path (NULL if one is not in
+ * this build): a wrapper's file offers an optional operation exactly when
+ * that driver does (wrap.c), which is known before anything is opened. */
+static const struct rio_store_ops *base_of(const struct rio_store_ops *o, const char *path)
 {
     while (o && o->wraps)
         o = rio__store_find(path, &path);
+    return o;
+}
+
+static int takes_views(const struct rio_store_ops *o, const char *path)
+{
+    o = base_of(o, path);
     return o && o->write_view && o->read_view;
 }
 
@@ -132,8 +139,7 @@ static int d_set_size(struct rio_store *st, MPI_Offset size)
 }
 static int d_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
 {
-    FWD(in->ops->allocate ? in->ops->allocate(in, off, len)
-                                  : in->ops->set_size(in, off + len));
+    FWD(in->ops->allocate ? in->ops->allocate(in, off, len) : in->ops->set_size(in, off + len));
 }
 static int d_sync(struct rio_store *st)
 {
@@ -150,13 +156,12 @@ static ssize_t d_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_O
 static ssize_t d_preadv(struct rio_store *st, const struct iovec *iov, int n, MPI_Offset off)
 {
     FWD(in->ops->preadv ? in->ops->preadv(in, iov, n, off)
-                                : in->ops->pread(in, iov[0].iov_base, iov[0].iov_len, off));
+                        : in->ops->pread(in, iov[0].iov_base, iov[0].iov_len, off));
 }
 static ssize_t d_pwritev(struct rio_store *st, const struct iovec *iov, int n, MPI_Offset off)
 {
-    FWD(in->ops->pwritev
-            ? in->ops->pwritev(in, iov, n, off)
-            : in->ops->pwrite(in, iov[0].iov_base, iov[0].iov_len, off));
+    FWD(in->ops->pwritev ? in->ops->pwritev(in, iov, n, off)
+                         : in->ops->pwrite(in, iov[0].iov_base, iov[0].iov_len, off));
 }
 /* List I/O of a driver without list operations: one call per region
  * (short transfers become -EINTR, which the caller's helper retries). */
@@ -195,9 +200,9 @@ static int d_write_list(struct rio_store *st, const struct rio_region *file,
 }
 static int d_layout(struct rio_store *st, struct rio_layout *out)
 {
-    const struct rio_store_ops *o = df_of(st)->iops;
-    if (!o->layout && !o->wraps)
-        return -EOPNOTSUPP; /* the striping hints serve */
+    const struct rio_store_ops *o = base_of(df_of(st)->iops, df_of(st)->path);
+    if (!o || !o->layout)
+        return -EOPNOTSUPP; /* the striping hints serve, and nothing is opened */
     FWD(in->ops->layout ? in->ops->layout(in, out) : -EOPNOTSUPP);
 }
 static int d_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
