@@ -9,7 +9,9 @@
  * opens for real on rank 0, which creates the file and reports errors at
  * open, and gives every other rank this wrapper: a rank that never makes a
  * storage request never opens the file.  The first request opens it (a
- * failure to open is that request's error).
+ * failure to open is that request's error), and from then on each
+ * operation goes through the table the inner open left (a wrapper's own
+ * per-file table, wrap.c).
  */
 #include "store.h"
 
@@ -46,10 +48,27 @@ static struct rio_store *inner(struct rio_store *st, int *rc)
                              st->hints);
         if (*rc)
             return NULL;
-        df->inner.ops = df->iops;
+        if (!df->inner.ops) /* a wrapper sets a table of its own */
+            df->inner.ops = df->iops;
         df->opened = 1;
     }
     return &df->inner;
+}
+
+/* The driver at the bottom of o's wrappers for path (NULL if one is not in
+ * this build): a wrapper's file offers an optional operation exactly when
+ * that driver does (wrap.c), which is known before anything is opened. */
+static const struct rio_store_ops *base_of(const struct rio_store_ops *o, const char *path)
+{
+    while (o && o->wraps)
+        o = rio__store_find(path, &path);
+    return o;
+}
+
+static int takes_views(const struct rio_store_ops *o, const char *path)
+{
+    o = base_of(o, path);
+    return o && o->write_view && o->read_view;
 }
 
 int rio__store_open_deferred(struct rio_store *st, const char *name, int oflags, mode_t perm,
@@ -74,7 +93,7 @@ int rio__store_open_deferred(struct rio_store *st, const char *name, int oflags,
     st->priv = df;
     /* datatype requests only where the inner driver takes them, so that
      * the layer above chooses as it would for the inner driver */
-    st->ops = iops->write_view && iops->read_view ? &deferred_views : &rio__store_deferred;
+    st->ops = takes_views(iops, path) ? &deferred_views : &rio__store_deferred;
     return 0;
 }
 
@@ -87,7 +106,7 @@ int rio__store_deferred_opened(struct rio_store *st)
 static int d_close(struct rio_store *st)
 {
     struct dfile *df = df_of(st);
-    int rc = df->opened ? df->iops->close(&df->inner) : 0;
+    int rc = df->opened ? df->inner.ops->close(&df->inner) : 0;
     free(df->path);
     free(df);
     st->priv = NULL;
@@ -112,39 +131,37 @@ static int d_remove(const char *path, const struct rio_hints *hints)
 
 static int d_get_size(struct rio_store *st, MPI_Offset *size)
 {
-    FWD(df_of(st)->iops->get_size(in, size));
+    FWD(in->ops->get_size(in, size));
 }
 static int d_set_size(struct rio_store *st, MPI_Offset size)
 {
-    FWD(df_of(st)->iops->set_size(in, size));
+    FWD(in->ops->set_size(in, size));
 }
 static int d_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
 {
-    FWD(df_of(st)->iops->allocate ? df_of(st)->iops->allocate(in, off, len)
-                                  : df_of(st)->iops->set_size(in, off + len));
+    FWD(in->ops->allocate ? in->ops->allocate(in, off, len) : in->ops->set_size(in, off + len));
 }
 static int d_sync(struct rio_store *st)
 {
-    FWD(df_of(st)->iops->sync ? df_of(st)->iops->sync(in) : 0);
+    FWD(in->ops->sync ? in->ops->sync(in) : 0);
 }
 static ssize_t d_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
 {
-    FWD(df_of(st)->iops->pread(in, buf, len, off));
+    FWD(in->ops->pread(in, buf, len, off));
 }
 static ssize_t d_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
 {
-    FWD(df_of(st)->iops->pwrite(in, buf, len, off));
+    FWD(in->ops->pwrite(in, buf, len, off));
 }
 static ssize_t d_preadv(struct rio_store *st, const struct iovec *iov, int n, MPI_Offset off)
 {
-    FWD(df_of(st)->iops->preadv ? df_of(st)->iops->preadv(in, iov, n, off)
-                                : df_of(st)->iops->pread(in, iov[0].iov_base, iov[0].iov_len, off));
+    FWD(in->ops->preadv ? in->ops->preadv(in, iov, n, off)
+                        : in->ops->pread(in, iov[0].iov_base, iov[0].iov_len, off));
 }
 static ssize_t d_pwritev(struct rio_store *st, const struct iovec *iov, int n, MPI_Offset off)
 {
-    FWD(df_of(st)->iops->pwritev
-            ? df_of(st)->iops->pwritev(in, iov, n, off)
-            : df_of(st)->iops->pwrite(in, iov[0].iov_base, iov[0].iov_len, off));
+    FWD(in->ops->pwritev ? in->ops->pwritev(in, iov, n, off)
+                         : in->ops->pwrite(in, iov[0].iov_base, iov[0].iov_len, off));
 }
 /* List I/O of a driver without list operations: one call per region
  * (short transfers become -EINTR, which the caller's helper retries). */
@@ -172,60 +189,59 @@ static int by_region(struct rio_store *in, const struct rio_store_ops *o, int wr
 static int d_read_list(struct rio_store *st, const struct rio_region *file,
                        const struct iovec *mem, int n, MPI_Offset *done)
 {
-    const struct rio_store_ops *o = df_of(st)->iops;
-    FWD(o->read_list ? o->read_list(in, file, mem, n, done)
-                     : by_region(in, o, 0, file, mem, n, done));
+    FWD(in->ops->read_list ? in->ops->read_list(in, file, mem, n, done)
+                           : by_region(in, in->ops, 0, file, mem, n, done));
 }
 static int d_write_list(struct rio_store *st, const struct rio_region *file,
                         const struct iovec *mem, int n)
 {
-    const struct rio_store_ops *o = df_of(st)->iops;
-    FWD(o->write_list ? o->write_list(in, file, mem, n) : by_region(in, o, 1, file, mem, n, NULL));
+    FWD(in->ops->write_list ? in->ops->write_list(in, file, mem, n)
+                            : by_region(in, in->ops, 1, file, mem, n, NULL));
 }
 static int d_layout(struct rio_store *st, struct rio_layout *out)
 {
-    const struct rio_store_ops *o = df_of(st)->iops;
-    if (!o->layout)
-        return -EOPNOTSUPP; /* the striping hints serve */
-    FWD(o->layout(in, out));
+    const struct rio_store_ops *o = base_of(df_of(st)->iops, df_of(st)->path);
+    if (!o || !o->layout)
+        return -EOPNOTSUPP; /* the striping hints serve, and nothing is opened */
+    FWD(in->ops->layout ? in->ops->layout(in, out) : -EOPNOTSUPP);
 }
 static int d_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
 {
-    FWD(df_of(st)->iops->lock ? df_of(st)->iops->lock(in, off, len, exclusive) : 0);
+    FWD(in->ops->lock ? in->ops->lock(in, off, len, exclusive) : 0);
 }
 static int d_unlock(struct rio_store *st, MPI_Offset off, MPI_Offset len)
 {
-    FWD(df_of(st)->iops->unlock ? df_of(st)->iops->unlock(in, off, len) : 0);
+    FWD(in->ops->unlock ? in->ops->unlock(in, off, len) : 0);
 }
 static int d_is_direct(struct rio_store *st)
 {
     struct dfile *df = df_of(st);
-    return df->opened && df->iops->is_direct ? df->iops->is_direct(&df->inner) : 0;
+    return df->opened && df->inner.ops->is_direct ? df->inner.ops->is_direct(&df->inner) : 0;
 }
 static unsigned d_notes(struct rio_store *st)
 {
     struct dfile *df = df_of(st);
-    return df->opened && df->iops->notes ? df->iops->notes(&df->inner) : 0;
+    return df->opened && df->inner.ops->notes ? df->inner.ops->notes(&df->inner) : 0;
 }
 static int d_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
 {
-    FWD(df_of(st)->iops->prefetch ? df_of(st)->iops->prefetch(in, reg, n) : 0);
+    FWD(in->ops->prefetch ? in->ops->prefetch(in, reg, n) : 0);
 }
 
 static int d_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
                         MPI_Offset pos, const void *buf, MPI_Offset len)
 {
-    FWD(df_of(st)->iops->write_view(in, ft, disp, pos, buf, len));
+    FWD(in->ops->write_view(in, ft, disp, pos, buf, len));
 }
 static int d_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
                        MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done)
 {
-    FWD(df_of(st)->iops->read_view(in, ft, disp, pos, buf, len, done));
+    FWD(in->ops->read_view(in, ft, disp, pos, buf, len, done));
 }
 
 /* open is NULL: rio__store_open_deferred makes these files */
 #define DEFERRED_OPS                                                   \
-    .name = "deferred", .version = 1, .open = NULL,                    \
+    .name = "deferred", .version = RIO_STORE_OPS_VERSION, .open = NULL,                   \
     .close = d_close, .remove = d_remove, .get_size = d_get_size,      \
     .set_size = d_set_size, .allocate = d_allocate, .sync = d_sync,    \
     .pread = d_pread, .pwrite = d_pwrite, .preadv = d_preadv,          \

@@ -1,7 +1,10 @@
 /*
- * delay.c — a driver that wraps the posix driver and makes every storage
- * request take longer, so that tests know which collective strategy is
- * faster (the selector's tests) without depending on this machine's disk.
+ * delay.c — a driver that wraps another and makes every storage request
+ * take longer, so that tests know which collective strategy is faster
+ * (the selector's tests) without depending on this machine's disk.
+ * "delay:NAME" wraps the posix driver, "delay:emu:NAME" the emu driver
+ * (wrap.c); only the data transfers below are changed, the rest is
+ * forwarded.
  *
  * The spec is the hint resonio_delay, else the environment variable
  * RESONIO_DELAY, read again at every request so that MPI_File_set_info can
@@ -16,8 +19,8 @@
  *   jitter=PCT    each delay varies by up to PCT percent either way
  *                 (a fixed pseudo-random sequence per process)
  *
- * A list request counts as one request.  Data moves through the posix
- * driver unchanged.
+ * A list or datatype request counts as one request.  Data moves through
+ * the inner driver unchanged.
  */
 #include "store.h"
 
@@ -32,7 +35,7 @@ struct dspec {
 };
 
 struct xfile {
-    struct rio_store inner;
+    struct rio_store_wrap w; /* first: wrap.c's view of this state */
     char spec_text[256];   /* the spec dspec was parsed from */
     struct dspec spec;
     unsigned long long rnd;
@@ -111,61 +114,25 @@ static int x_open(struct rio_store *st, const char *path, int oflags, mode_t per
     struct xfile *xf = rio__calloc(1, sizeof *xf);
     if (!xf)
         return RIO_E_NOMEM;
-    xf->inner.hints = st->hints;
-    xf->inner.stats = NULL;
-    int rc = rio__store_posix.open(&xf->inner, path, oflags, perm, hints);
-    if (rc) {
-        free(xf);
-        return rc;
-    }
-    xf->inner.ops = &rio__store_posix;
     xf->rnd = 0x9e3779b97f4a7c15ULL;
     parse("", &xf->spec);
-    st->priv = xf;
-    return 0;
-}
-
-static int x_close(struct rio_store *st)
-{
-    struct xfile *xf = xf_of(st);
-    int rc = rio__store_posix.close(&xf->inner);
-    free(xf);
-    st->priv = NULL;
+    int rc = rio__store_wrap_open(st, &xf->w, &rio__store_delay, NULL, path, oflags, perm, hints);
+    if (rc)
+        free(xf);
     return rc;
 }
 
-static int x_remove(const char *path, const struct rio_hints *hints)
-{
-    return rio__store_posix.remove(path, hints);
-}
+#define IN (&xf_of(st)->w.inner)
 
-#define IN (&xf_of(st)->inner)
-
-static int x_get_size(struct rio_store *st, MPI_Offset *size)
-{
-    return rio__store_posix.get_size(IN, size);
-}
-static int x_set_size(struct rio_store *st, MPI_Offset size)
-{
-    return rio__store_posix.set_size(IN, size);
-}
-static int x_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
-{
-    return rio__store_posix.allocate(IN, off, len);
-}
-static int x_sync(struct rio_store *st)
-{
-    return rio__store_posix.sync(IN);
-}
 static ssize_t x_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
 {
     pause_for(st, (MPI_Offset)len);
-    return rio__store_posix.pread(IN, buf, len, off);
+    return IN->ops->pread(IN, buf, len, off);
 }
 static ssize_t x_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
 {
     pause_for(st, (MPI_Offset)len);
-    return rio__store_posix.pwrite(IN, buf, len, off);
+    return IN->ops->pwrite(IN, buf, len, off);
 }
 static MPI_Offset iov_len(const struct iovec *iov, int n)
 {
@@ -177,66 +144,50 @@ static MPI_Offset iov_len(const struct iovec *iov, int n)
 static ssize_t x_preadv(struct rio_store *st, const struct iovec *iov, int n, MPI_Offset off)
 {
     pause_for(st, iov_len(iov, n));
-    return rio__store_posix.preadv(IN, iov, n, off);
+    return IN->ops->preadv(IN, iov, n, off);
 }
 static ssize_t x_pwritev(struct rio_store *st, const struct iovec *iov, int n, MPI_Offset off)
 {
     pause_for(st, iov_len(iov, n));
-    return rio__store_posix.pwritev(IN, iov, n, off);
+    return IN->ops->pwritev(IN, iov, n, off);
 }
 static int x_read_list(struct rio_store *st, const struct rio_region *file,
                        const struct iovec *mem, int n, MPI_Offset *done)
 {
     pause_for(st, iov_len(mem, n));
-    return rio__store_posix.read_list(IN, file, mem, n, done);
+    return IN->ops->read_list(IN, file, mem, n, done);
 }
 static int x_write_list(struct rio_store *st, const struct rio_region *file,
                         const struct iovec *mem, int n)
 {
     pause_for(st, iov_len(mem, n));
-    return rio__store_posix.write_list(IN, file, mem, n);
+    return IN->ops->write_list(IN, file, mem, n);
 }
-static int x_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
+static int x_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                        MPI_Offset pos, const void *buf, MPI_Offset len)
 {
-    return rio__store_posix.lock(IN, off, len, exclusive);
+    pause_for(st, len);
+    return IN->ops->write_view(IN, ft, disp, pos, buf, len);
 }
-static int x_unlock(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+static int x_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                       MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done)
 {
-    return rio__store_posix.unlock(IN, off, len);
-}
-static int x_is_direct(struct rio_store *st)
-{
-    return rio__store_posix.is_direct(IN);
-}
-static unsigned x_notes(struct rio_store *st)
-{
-    return rio__store_posix.notes(IN);
-}
-static int x_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
-{
-    return rio__store_posix.prefetch(IN, reg, n);
+    pause_for(st, len);
+    return IN->ops->read_view(IN, ft, disp, pos, buf, len, done);
 }
 
+/* Everything not named here is forwarded unchanged (wrap.c). */
 const struct rio_store_ops rio__store_delay = {
     .name = "delay",
-    .version = 1,
+    .version = RIO_STORE_OPS_VERSION,
+    .wraps = 1,
     .open = x_open,
-    .close = x_close,
-    .remove = x_remove,
-    .get_size = x_get_size,
-    .set_size = x_set_size,
-    .allocate = x_allocate,
-    .sync = x_sync,
     .pread = x_pread,
     .pwrite = x_pwrite,
     .preadv = x_preadv,
     .pwritev = x_pwritev,
     .read_list = x_read_list,
     .write_list = x_write_list,
-    .lock = x_lock,
-    .unlock = x_unlock,
-    .layout = NULL,
-    .is_direct = x_is_direct,
-    .notes = x_notes,
-    .prefetch = x_prefetch,
+    .write_view = x_write_view,
+    .read_view = x_read_view,
 };

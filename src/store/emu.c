@@ -295,7 +295,7 @@ static int e_layout(struct rio_store *st, struct rio_layout *out)
 
 const struct rio_store_ops rio__store_emu = {
     .name = "emu",
-    .version = 1,
+    .version = RIO_STORE_OPS_VERSION,
     .open = e_open,
     .close = e_close,
     .remove = e_remove,

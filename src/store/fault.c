@@ -1,6 +1,8 @@
 /*
- * fault.c — a driver that wraps the posix driver and fails on request, in
- * the manner of SQLite's test VFS.
+ * fault.c — a driver that wraps another and fails on request, in the
+ * manner of SQLite's test VFS.  "fault:NAME" wraps the posix driver,
+ * "fault:emu:NAME" the emu driver, and so on (wrap.c): every operation
+ * not listed below is forwarded unchanged.
  *
  * The spec comes from hints->fault ("resonio_fault"), else the environment
  * variable RESONIO_FAULT; neither means a plain pass-through.  It is a
@@ -11,8 +13,8 @@
  *   err=EIO|ENOSPC|EINTR|SHORT              how it fails (EIO)
  *   every=1    every counted call from the N-th on fails (a dead disk)
  *
- * Classes: read = pread, preadv, read_list; write = pwrite, pwritev,
- * write_list; size = get_size, set_size, allocate; sync; lock = lock,
+ * Classes: read = pread, preadv, read_list, read_view; write = pwrite,
+ * pwritev, write_list, write_view; size = get_size, set_size, allocate; sync; lock = lock,
  * unlock; open = the open itself (so only n=1 can hit it).  remove and
  * close are never failed.  The counter lives in the open file.
  *
@@ -20,7 +22,8 @@
  * SHORT model transient trouble that the full helpers must absorb, so they
  * count and hit data transfers only: EINTR returns -EINTR, SHORT moves
  * half the bytes.  A list call, being all-or-error, models SHORT as "the
- * first half of the regions moved, then -EINTR".  every=1 with EINTR would
+ * first half of the regions moved, then -EINTR"; a datatype call as
+ * "nothing moved, -EINTR".  every=1 with EINTR would
  * never let a retry succeed and is refused as a spec.
  */
 #include "store.h"
@@ -44,7 +47,7 @@ struct fspec {
 };
 
 struct ffile {
-    struct rio_store inner;
+    struct rio_store_wrap w; /* first: wrap.c's view of this state */
     struct fspec spec;
     atomic_long count;
 };
@@ -117,6 +120,11 @@ static struct ffile *ff_of(struct rio_store *st)
     return st->priv;
 }
 
+static struct rio_store *in_of(struct ffile *ff)
+{
+    return &ff->w.inner;
+}
+
 /* 0 to go ahead, else the planned failure (errno or ERR_SHORT). */
 static int fire(struct ffile *ff, enum fclass cls, int transfer)
 {
@@ -152,58 +160,39 @@ static int fault_open(struct rio_store *st, const char *path, int oflags, mode_t
     rc = fire_plain(ff, FC_OPEN);
     if (rc)
         goto out;
-    ff->inner.ops = &rio__store_posix;
-    ff->inner.hints = st->hints;
-    rc = rio__store_posix.open(&ff->inner, path, oflags, perm, hints);
-    if (rc)
-        goto out;
-    st->priv = ff;
+    rc = rio__store_wrap_open(st, &ff->w, &rio__store_fault, NULL, path, oflags, perm, hints);
 out:
     if (rc)
         free(ff);
     return rc;
 }
 
-static int fault_close(struct rio_store *st)
-{
-    struct ffile *ff = ff_of(st);
-    int rc = rio__store_posix.close(&ff->inner);
-    free(ff);
-    st->priv = NULL;
-    return rc;
-}
-
-static int fault_remove(const char *path, const struct rio_hints *hints)
-{
-    return rio__store_posix.remove(path, hints);
-}
-
 static int fault_get_size(struct rio_store *st, MPI_Offset *size)
 {
     struct ffile *ff = ff_of(st);
     int rc = fire_plain(ff, FC_SIZE);
-    return rc ? rc : rio__store_posix.get_size(&ff->inner, size);
+    return rc ? rc : in_of(ff)->ops->get_size(in_of(ff), size);
 }
 
 static int fault_set_size(struct rio_store *st, MPI_Offset size)
 {
     struct ffile *ff = ff_of(st);
     int rc = fire_plain(ff, FC_SIZE);
-    return rc ? rc : rio__store_posix.set_size(&ff->inner, size);
+    return rc ? rc : in_of(ff)->ops->set_size(in_of(ff), size);
 }
 
 static int fault_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
 {
     struct ffile *ff = ff_of(st);
     int rc = fire_plain(ff, FC_SIZE);
-    return rc ? rc : rio__store_posix.allocate(&ff->inner, off, len);
+    return rc ? rc : in_of(ff)->ops->allocate(in_of(ff), off, len);
 }
 
 static int fault_sync(struct rio_store *st)
 {
     struct ffile *ff = ff_of(st);
     int rc = fire_plain(ff, FC_SYNC);
-    return rc ? rc : rio__store_posix.sync(&ff->inner);
+    return rc ? rc : in_of(ff)->ops->sync(in_of(ff));
 }
 
 static ssize_t fault_xfer(struct rio_store *st, int wr, void *buf, size_t len, MPI_Offset off)
@@ -214,8 +203,8 @@ static ssize_t fault_xfer(struct rio_store *st, int wr, void *buf, size_t len, M
         len /= 2;
     else if (e > 0)
         return -e;
-    return wr ? rio__store_posix.pwrite(&ff->inner, buf, len, off)
-              : rio__store_posix.pread(&ff->inner, buf, len, off);
+    return wr ? in_of(ff)->ops->pwrite(in_of(ff), buf, len, off)
+              : in_of(ff)->ops->pread(in_of(ff), buf, len, off);
 }
 
 static ssize_t fault_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
@@ -253,8 +242,8 @@ static ssize_t fault_xferv(struct rio_store *st, int wr, const struct iovec *iov
     } else if (e > 0) {
         return -e;
     }
-    return wr ? rio__store_posix.pwritev(&ff->inner, iov, iovcnt, off)
-              : rio__store_posix.preadv(&ff->inner, iov, iovcnt, off);
+    return wr ? in_of(ff)->ops->pwritev(in_of(ff), iov, iovcnt, off)
+              : in_of(ff)->ops->preadv(in_of(ff), iov, iovcnt, off);
 }
 
 static ssize_t fault_preadv(struct rio_store *st, const struct iovec *iov, int iovcnt,
@@ -276,12 +265,12 @@ static int fault_read_list(struct rio_store *st, const struct rio_region *file,
     int e = fire(ff, FC_READ, 1);
     if (e == ERR_SHORT) {
         MPI_Offset part;
-        int rc = n >= 2 ? rio__store_posix.read_list(&ff->inner, file, mem, n / 2, &part) : 0;
+        int rc = n >= 2 ? in_of(ff)->ops->read_list(in_of(ff), file, mem, n / 2, &part) : 0;
         return rc ? rc : -EINTR;
     }
     if (e > 0)
         return -e;
-    return rio__store_posix.read_list(&ff->inner, file, mem, n, done);
+    return in_of(ff)->ops->read_list(in_of(ff), file, mem, n, done);
 }
 
 static int fault_write_list(struct rio_store *st, const struct rio_region *file,
@@ -290,44 +279,58 @@ static int fault_write_list(struct rio_store *st, const struct rio_region *file,
     struct ffile *ff = ff_of(st);
     int e = fire(ff, FC_WRITE, 1);
     if (e == ERR_SHORT) {
-        int rc = n >= 2 ? rio__store_posix.write_list(&ff->inner, file, mem, n / 2) : 0;
+        int rc = n >= 2 ? in_of(ff)->ops->write_list(in_of(ff), file, mem, n / 2) : 0;
         return rc ? rc : -EINTR;
     }
     if (e > 0)
         return -e;
-    return rio__store_posix.write_list(&ff->inner, file, mem, n);
+    return in_of(ff)->ops->write_list(in_of(ff), file, mem, n);
 }
 
 static int fault_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
 {
     struct ffile *ff = ff_of(st);
     int rc = fire_plain(ff, FC_LOCK);
-    return rc ? rc : rio__store_posix.lock(&ff->inner, off, len, exclusive);
+    return rc ? rc : in_of(ff)->ops->lock(in_of(ff), off, len, exclusive);
 }
 
 static int fault_unlock(struct rio_store *st, MPI_Offset off, MPI_Offset len)
 {
     struct ffile *ff = ff_of(st);
     int rc = fire_plain(ff, FC_LOCK);
-    return rc ? rc : rio__store_posix.unlock(&ff->inner, off, len);
+    return rc ? rc : in_of(ff)->ops->unlock(in_of(ff), off, len);
 }
 
-static int fault_is_direct(struct rio_store *st)
+/* Datatype calls (drivers that ship views, such as emu): all or error, so
+ * SHORT becomes a retry. */
+static int view_fire(struct ffile *ff, int wr)
 {
-    return rio__store_posix.is_direct(&ff_of(st)->inner);
+    int e = fire(ff, wr ? FC_WRITE : FC_READ, 1);
+    return e == ERR_SHORT ? -EINTR : -e;
 }
 
-static unsigned fault_notes(struct rio_store *st)
+static int fault_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                            MPI_Offset pos, const void *buf, MPI_Offset len)
 {
-    return rio__store_posix.notes(&ff_of(st)->inner);
+    struct ffile *ff = ff_of(st);
+    int rc = view_fire(ff, 1);
+    return rc ? rc : in_of(ff)->ops->write_view(in_of(ff), ft, disp, pos, buf, len);
 }
 
+static int fault_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                           MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done)
+{
+    struct ffile *ff = ff_of(st);
+    int rc = view_fire(ff, 0);
+    return rc ? rc : in_of(ff)->ops->read_view(in_of(ff), ft, disp, pos, buf, len, done);
+}
+
+/* close, remove, layout, is_direct, notes and prefetch are forwarded. */
 const struct rio_store_ops rio__store_fault = {
     .name = "fault",
-    .version = 1,
+    .version = RIO_STORE_OPS_VERSION,
+    .wraps = 1,
     .open = fault_open,
-    .close = fault_close,
-    .remove = fault_remove,
     .get_size = fault_get_size,
     .set_size = fault_set_size,
     .allocate = fault_allocate,
@@ -340,7 +343,6 @@ const struct rio_store_ops rio__store_fault = {
     .write_list = fault_write_list,
     .lock = fault_lock,
     .unlock = fault_unlock,
-    .layout = NULL,
-    .is_direct = fault_is_direct,
-    .notes = fault_notes,
+    .write_view = fault_write_view,
+    .read_view = fault_read_view,
 };

@@ -676,7 +676,7 @@ static unsigned posix_notes(struct rio_store *st)
 
 const struct rio_store_ops rio__store_posix = {
     .name = "posix",
-    .version = 1,
+    .version = RIO_STORE_OPS_VERSION,
     .open = posix_open,
     .close = posix_close,
     .remove = posix_remove,

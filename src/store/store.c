@@ -7,7 +7,11 @@
  * resonio-emud).  A name whose text before the first
  * colon is not a driver we know is an ordinary path for the posix driver,
  * so "run:3/out.dat" works; only prefixes of drivers that exist elsewhere
- * but not in this build ("pvfs2:", ...) are refused.
+ * but not in this build ("pvfs2:", ...) are refused.  The wrapping drivers
+ * (fault:, delay:) find their inner driver the same way in the rest of the
+ * name (wrap.c).  Each lookup checks the driver's table
+ * (rio__store_ops_check), so a driver missing a mandatory operation fails
+ * its open with a message instead of a call through NULL.
  *
  * Drivers may move fewer bytes than asked and may fail with -EINTR; the
  * *_full helpers here loop until the transfer is complete, the file ends
@@ -61,6 +65,38 @@ const struct rio_store_ops *rio__store_find(const char *name, const char **path_
     return &rio__store_posix;
 }
 
+/* The members the layers above call without looking: a table without one
+ * would crash at that call, so it is refused when looked up.  A wrapper's
+ * may be NULL (wrap.c forwards them); open never may. */
+#define MANDATORY(X) X(close) X(remove) X(get_size) X(set_size) X(sync) X(pread) X(pwrite)
+
+int rio__store_ops_check(const struct rio_store_ops *ops)
+{
+    const char *name = ops->name ? ops->name : "(unnamed)";
+    const char *miss = NULL;
+    if (!ops->name)
+        miss = "name";
+    else if (ops->version != RIO_STORE_OPS_VERSION) {
+        rio__err_detail("storage driver '%s' has ops version %d, this build takes %d", name,
+                        ops->version, RIO_STORE_OPS_VERSION);
+        return RIO_E_DRIVER;
+    } else if (!ops->open)
+        miss = "open";
+#define CHECK_ONE(m)                  \
+    else if (!ops->wraps && !ops->m) \
+        miss = #m;
+    MANDATORY(CHECK_ONE)
+#undef CHECK_ONE
+    else if (!ops->lock != !ops->unlock)
+        miss = ops->lock ? "unlock (it has lock)" : "lock (it has unlock)";
+    else if (!ops->write_view != !ops->read_view)
+        miss = ops->write_view ? "read_view (it has write_view)" : "write_view (it has read_view)";
+    if (!miss)
+        return 0;
+    rio__err_detail("storage driver '%s' lacks the mandatory operation %s", name, miss);
+    return RIO_E_DRIVER;
+}
+
 const struct rio_store_ops *rio__store_begin(struct rio_store *st, const char *name,
                                              struct rio_hints *hints, const char **path)
 {
@@ -74,6 +110,8 @@ const struct rio_store_ops *rio__store_begin(struct rio_store *st, const char *n
     st->trace = NULL;
     if (!ops)
         rio__err_detail("prefix of '%s' names a driver this build does not have", name);
+    else if (rio__store_ops_check(ops))
+        return NULL; /* the check left the detail */
     return ops;
 }
 
@@ -85,9 +123,12 @@ int rio__store_open(struct rio_store *st, const char *name, int oflags, mode_t p
     if (!ops)
         return RIO_E_DRIVER;
     int rc = ops->open(st, path, oflags, perm, hints);
-    if (rc < 0)
+    if (rc < 0) {
+        st->ops = NULL;
         return rc;
-    st->ops = ops;
+    }
+    if (!st->ops) /* a wrapper sets a table of its own */
+        st->ops = ops;
     return 0;
 }
 
@@ -113,7 +154,10 @@ int rio__store_remove(const char *name, const struct rio_hints *hints)
         rio__err_detail("prefix of '%s' names a driver this build does not have", name);
         return RIO_E_DRIVER;
     }
-    return ops->remove(path, hints);
+    int rc = rio__store_ops_check(ops);
+    if (rc)
+        return rc;
+    return ops->remove ? ops->remove(path, hints) : rio__store_wrap_remove(path, hints);
 }
 
 void *rio__store_scratch_get(struct rio_store *st, size_t len)

@@ -2,10 +2,20 @@
  * store.h — storage drivers behind one ops table.
  *
  * A driver is a versioned struct of operations, found by the prefix of the
- * file name ("posix:", "fault:"; none means posix).  A member left NULL
- * means "not provided": the layer above falls back (list I/O to per-region
- * calls, vectored to plain).  Drivers can wrap one another: the fault
- * driver forwards to the posix driver and fails the N-th call.
+ * file name ("posix:", "fault:"; none means posix).  The members marked
+ * MANDATORY below are called without a check, so a driver must provide
+ * them: rio__store_ops_check refuses a table that lacks one (or carries
+ * another .version), and every lookup by name runs it, so a driver with a
+ * hole fails its open with RIO_E_DRIVER naming the member instead of
+ * calling NULL later.  Every other member left NULL means "not provided":
+ * the layer above falls back (list I/O to per-region calls, vectored to
+ * plain, no locking, no prefetching).
+ *
+ * Drivers can wrap one another (wrap.c): a wrapper names its inner driver
+ * after its own prefix ("fault:emu:NAME"; posix when none is given), sets
+ * .wraps, and provides only the operations it changes; every other one is
+ * forwarded to the inner driver, and an optional operation the inner
+ * driver lacks is absent from the wrapped file too.
  *
  * Every operation returns 0 (or a byte count) on success and -errno on
  * failure.  Transfers may be short and may fail with -EINTR: callers use
@@ -51,20 +61,28 @@ struct rio_region {
 struct rio_store;
 struct rio_dtype;
 
+/* The .version of every ops table this build accepts. */
+#define RIO_STORE_OPS_VERSION 1
+
 struct rio_store_ops {
-    const char *name;
-    int version;
-    /* Open path (prefix already removed).  oflags are open(2) flags;
-     * perm the creation mode.  On success sets st->priv. */
+    const char *name;     /* MANDATORY */
+    int version;          /* MANDATORY: RIO_STORE_OPS_VERSION */
+    /* MANDATORY.  Open path (prefix already removed).  oflags are open(2)
+     * flags; perm the creation mode.  On success sets st->priv, and may set
+     * st->ops to a table of its own for this file (wrappers do); left NULL,
+     * the caller sets it to this table. */
     int (*open)(struct rio_store *st, const char *path, int oflags, mode_t perm,
                 const struct rio_hints *hints);
+    /* MANDATORY, these four, sync, pread and pwrite (a wrapper may leave
+     * them NULL: forwarded). */
     int (*close)(struct rio_store *st);
     int (*remove)(const char *path, const struct rio_hints *hints);
     int (*get_size)(struct rio_store *st, MPI_Offset *size);
     int (*set_size)(struct rio_store *st, MPI_Offset size);
     /* Make sure storage for [off, off+len) is allocated (posix_fallocate). */
     int (*allocate)(struct rio_store *st, MPI_Offset off, MPI_Offset len);
-    int (*sync)(struct rio_store *st);
+    int (*sync)(struct rio_store *st);  /* MANDATORY */
+    /* MANDATORY */
     ssize_t (*pread)(struct rio_store *st, void *buf, size_t len, MPI_Offset off);
     ssize_t (*pwrite)(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
     /* Memory gather/scatter, file side contiguous from off. */
@@ -80,7 +98,8 @@ struct rio_store_ops {
                       const struct iovec *mem, int n);
     /* Byte-range lock, blocking; exclusive != 0 for a write lock.  len > 0
      * covers [off, off+len); len == 0 covers everything from off on, however
-     * far the file grows (fcntl's convention); len < 0 is RIO_E_ARG. */
+     * far the file grows (fcntl's convention); len < 0 is RIO_E_ARG.  Both
+     * or neither: the layer above unlocks what it locked unchecked. */
     int (*lock)(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive);
     int (*unlock)(struct rio_store *st, MPI_Offset off, MPI_Offset len);
     int (*layout)(struct rio_store *st, struct rio_layout *out);
@@ -101,11 +120,16 @@ struct rio_store_ops {
      * from/to the contiguous buf.  The driver ships ft's dataloop, not an
      * offset list.  Write: 0 or -errno.  Read: 0 or -errno, *done = bytes read
      * before the first short region (end of file).  NULL: the layer above uses
-     * list I/O. */
+     * list I/O.  Both or neither (the collective engine asks for both). */
     int (*write_view)(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
                       MPI_Offset pos, const void *buf, MPI_Offset len);
     int (*read_view)(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
                      MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done);
+    /* 1 for a wrapper: its open calls rio__store_wrap_open, and each member
+     * it leaves NULL forwards to the driver it wraps (wrap.c); a NULL close
+     * closes the inner file and frees st->priv, a NULL remove removes
+     * through the driver the rest of the name gives. */
+    int wraps;
 };
 
 /* Bits of rio_store_ops.notes. */
@@ -137,7 +161,8 @@ const struct rio_store_ops *rio__store_find(const char *name, const char **path_
  *  Sets st->ops, priv, hints (borrowed: must outlive the open file) and
  *  resets the scratch fields and trace; st->stats is the caller's to set.  On failure
  *  st->ops is NULL and rio__store_close is a harmless no-op.  Errors:
- *  RIO_E_DRIVER for a prefix of a driver not in this build, -errno from
+ *  RIO_E_DRIVER for a prefix of a driver not in this build (also after a
+ *  wrapper's prefix) or a driver table rio__store_ops_check refuses, -errno from
  *  open(2), RIO_E_ARG for a bad fault spec, RIO_E_NOMEM.  The posix driver
  *  drops O_APPEND (pwrite would ignore its offset; the file layer places
  *  the file pointers at the end itself). */
@@ -202,6 +227,42 @@ int rio__store_open_deferred(struct rio_store *st, const char *name, int oflags,
                              struct rio_hints *hints);
 /** 0 while a deferred store has not opened its file yet; 1 otherwise. */
 int rio__store_deferred_opened(struct rio_store *st);
+
+/** 0 when ops can serve files: its version is RIO_STORE_OPS_VERSION, every
+ *  MANDATORY member is set (a wrapper's forwarded ones excepted), lock and
+ *  unlock come as a pair, and so do write_view and read_view.  Else
+ *  RIO_E_DRIVER with a detail naming the driver and the member.  Local; run
+ *  by every lookup of a driver by name. */
+int rio__store_ops_check(const struct rio_store_ops *ops);
+
+/* ---- wrappers (wrap.c) -------------------------------------------------
+ * A wrapper's per-file state (st->priv) starts with a struct
+ * rio_store_wrap, allocated with rio__malloc/rio__calloc: the forwarding
+ * operations find the inner file there, and the default close frees
+ * st->priv after closing the inner file. */
+struct rio_store_wrap {
+    struct rio_store inner;     /* the wrapped driver's open file */
+    struct rio_store_ops ops;   /* this file's table (st->ops points here) */
+};
+
+/** From a wrapper's open: opens the inner driver — iops, or when NULL the
+ *  one named by path's prefix (none: posix; a prefix of a driver this
+ *  build lacks: RIO_E_DRIVER) — on the rest of path, with the same flags
+ *  and hints, and makes st use w's table: wops' operations where it has
+ *  them, forwarders to the inner file elsewhere, and NULL for each
+ *  optional operation the inner driver lacks.  On success sets st->priv to
+ *  w (the start of the wrapper's state) and st->ops to &w->ops.  Returns 0,
+ *  RIO_E_DRIVER for an inner table rio__store_ops_check refuses, or the
+ *  inner open's error; then st is untouched, nothing is open, and the
+ *  wrapper frees its state. */
+int rio__store_wrap_open(struct rio_store *st, struct rio_store_wrap *w,
+                         const struct rio_store_ops *wops, const struct rio_store_ops *iops,
+                         const char *path, int oflags, mode_t perm,
+                         const struct rio_hints *hints);
+/** The inner open file of a wrapper's st (borrowed, lives as long as st). */
+struct rio_store *rio__store_wrap_inner(struct rio_store *st);
+/** Remove through the driver path's prefix names (a wrapper's remove). */
+int rio__store_wrap_remove(const char *path, const struct rio_hints *hints);
 
 extern const struct rio_store_ops rio__store_posix;
 extern const struct rio_store_ops rio__store_fault;
