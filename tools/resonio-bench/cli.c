@@ -18,6 +18,8 @@
  */
 #include "bench.h"
 
+#include "resonio.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -108,10 +110,14 @@ void bench_usage(FILE *to)
             "                      [-impls LIST]]...\n"
             "  --suite S   run a predefined suite (default when no -w is given); emu: the\n"
             "              resonance experiments on the emulated storage (implies -storage emu)\n"
-            "  -impl LIST  comma list of native, two_phase, every_rank, resonant, stripe,\n"
-            "              node_first, target_first, direct, independent, auto, limit, resonio\n"
-            "              (every strategy and auto), all (default: all of these), and indep_calls\n"
-            "              (independent calls, rio_file_write_at/read_at; only when named)\n"
+            "  -impl LIST  comma list of native, the strategies (");
+    for (int i = 0; i < rio_strategy_count(); i++)
+        fprintf(to, "%s%s", i ? ", " : "", rio_strategy_name(i));
+    fprintf(to,
+            "),\n"
+            "              auto, limit, resonio (every strategy and auto), all (default: all of\n"
+            "              these), and indep_calls (independent calls, rio_file_write_at/read_at;\n"
+            "              only when named)\n"
             "  -rounds N   timed rounds per implementation (default 3), after one probe round\n"
             "  -dir DIR    directory for the data files (default: the output directory)\n"
             "  -o DIR      output directory (default bench-results/<timestamp>)\n"
@@ -563,6 +569,10 @@ unsigned bench_point_impls(const struct bench_opts *o, const struct bench_point 
 int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *msg, size_t len)
 {
     memset(o, 0, sizeof *o);
+    if (bench_impls_init())
+        return err_msg(msg, len, "resonio names %d strategies, more than the %d implementations "
+                       "resonio-bench holds (BENCH_MAX_IMPLS)", rio_strategy_count(),
+                       BENCH_MAX_IMPLS);
     o->rounds = 3;
     o->plots = 1;
     o->impl_mask = 0;
