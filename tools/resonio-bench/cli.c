@@ -110,14 +110,23 @@ void bench_usage(FILE *to)
             "                      [-impls LIST]]...\n"
             "  --suite S   run a predefined suite (default when no -w is given); emu: the\n"
             "              resonance experiments on the emulated storage (implies -storage emu)\n"
-            "  -impl LIST  comma list of native, the strategies (");
-    for (int i = 0; i < rio_strategy_count(); i++)
-        fprintf(to, "%s%s", i ? ", " : "", rio_strategy_name(i));
+            "  -impl LIST  comma list of native, auto, limit, resonio (every strategy and\n"
+            "              auto), all (default: all of these), indep_calls (independent calls,\n"
+            "              rio_file_write_at/read_at; only when named), and the strategies:\n"
+            "             ");
+    /* the library's names, wrapped under the option's text */
+    for (int i = 0, col = 13; i < rio_strategy_count(); i++) {
+        const char *s = rio_strategy_name(i);
+        int w = (int)strlen(s) + (i + 1 < rio_strategy_count());
+        if (col + 1 + w > 80) {
+            fprintf(to, "\n             ");
+            col = 13;
+        }
+        fprintf(to, " %s%s", s, i + 1 < rio_strategy_count() ? "," : "");
+        col += 1 + w;
+    }
     fprintf(to,
-            "),\n"
-            "              auto, limit, resonio (every strategy and auto), all (default: all of\n"
-            "              these), and indep_calls (independent calls, rio_file_write_at/read_at;\n"
-            "              only when named)\n"
+            "\n"
             "  -rounds N   timed rounds per implementation (default 3), after one probe round\n"
             "  -dir DIR    directory for the data files (default: the output directory)\n"
             "  -o DIR      output directory (default bench-results/<timestamp>)\n"
