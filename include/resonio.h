@@ -247,8 +247,25 @@ struct rio_stats {
 int rio_stats_get(rio_file *fh, struct rio_stats *out);
 
 /* ---- collective calls --------------------------------------------------
- * Strategies (hint resonio_strategy): two_phase, every_rank, resonant,
- * stripe, node_first, target_first, direct, independent.                */
+ * Strategies (hint resonio_strategy): rio_strategy_name(i) for
+ * 0 <= i < rio_strategy_count(), or "auto" (the default), which chooses
+ * among them by measuring.                                              */
+/** How many collective strategies there are ("auto" not counted).  Local;
+ *  needs no MPI_Init. */
+int rio_strategy_count(void);
+/** The name of strategy i, a value of the resonio_strategy hint, for
+ *  0 <= i < rio_strategy_count(), in the order auto examines them when no
+ *  rule puts one first; NULL for any other i.  Static storage, never to be
+ *  freed.  Local; needs no MPI_Init. */
+const char *rio_strategy_name(int i);
+/** How many independent methods there are (hint resonio_indep_method;
+ *  "auto", which chooses among them by the access shape, not counted).
+ *  Local; needs no MPI_Init. */
+int rio_indep_method_count(void);
+/** The name of independent method i, a value of resonio_indep_method, for
+ *  0 <= i < rio_indep_method_count(); NULL for any other i.  Static
+ *  storage.  Local; needs no MPI_Init. */
+const char *rio_indep_method_name(int i);
 #define RIO_COLL_MAX_AGGS 256
 #define RIO_COLL_MAX_TARGETS 64
 /** What the last collective data call on a file did, over all ranks. */

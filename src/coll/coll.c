@@ -788,27 +788,37 @@ static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
     }
 }
 
-static const char *choose(const struct rio_coll_req *q, char *reason, size_t n)
+/* The strategy the hints ask for: the unaggregated one for atomic mode and
+ * romio_cb_*=disable, the one resonio_strategy names, or auto; a name no
+ * strategy has falls back to two_phase and reason says so. */
+static const struct rio_coll_strategy *choose(const struct rio_coll_req *q, char *reason,
+                                              size_t n)
 {
     const struct rio_hints *h = q->hints;
     enum rio_tristate cb = q->write ? h->romio_cb_write : h->romio_cb_read;
     if (q->atomic) {
         snprintf(reason, n, "atomic mode: each rank locks and accesses its own data");
-        return "independent";
+        return rio__coll_strategy_unaggregated();
     }
     if (cb == RIO_DISABLE) { /* as every call: no snprintf */
         rio__strcpy(reason, n, q->write ? "romio_cb_write=disable" : "romio_cb_read=disable");
-        return "independent";
+        return rio__coll_strategy_unaggregated();
     }
-    if (h->strategy && strcmp(h->strategy, "auto")) {
+    const struct rio_coll_strategy *s = rio__coll_strategy_auto();
+    if (h->strategy && strcmp(h->strategy, s->name)) {
+        s = rio__coll_strategy_find(h->strategy);
+        if (!s) {
+            snprintf(reason, n, "unknown resonio_strategy '%s': two_phase", h->strategy);
+            return rio__coll_strategy_fallback();
+        }
         size_t k = strlen("resonio_strategy=");
         rio__strcpy(reason, n, "resonio_strategy=");
         if (k < n)
             rio__strcpy(reason + k, n - k, h->strategy);
-        return h->strategy;
+        return s;
     }
     rio__strcpy(reason, n, "default");
-    return "auto";
+    return s;
 }
 
 /*
@@ -867,68 +877,6 @@ void rio__coll_select_open(struct rio_coll_ctx *ctx, struct rio_store *st,
     make_selector(ctx, st, h, &l);
 }
 
-/* Put first among the candidates the one the fixed rules of "auto" would
- * pick (strategy.c), or independent for reads and for writes of large
- * regions: a program with few calls then spends its first calls on the
- * likely winner, and the examination prunes the others against it.  The
- * rest keep their order.  Aggregation moves every byte twice; what it
- * saves is storage requests, which reads mostly save by sieving on their
- * own.  Measured in one resonio-bench run (Open MPI, 2 ranks, /dev/shm),
- * independent against two_phase: reads 3.0 times as fast on 1 MiB regions
- * (demo), 2.1 times on 64 KiB ones (matrix), 1.5 times on 64-byte ones
- * (noncontig elmtcount=16), 1.9 times on 4-byte ones (ecio); writes of
- * 1 MiB regions 1.24 times (demo), while small writes need aggregation
- * (ecio: 0.05 times). */
-#define FIRST_INDEP_WRITE ((MPI_Offset)1 << 20)
-
-/* Writes whose regions average under TINY_WRITE bytes, on storage without
- * datatype requests, would cost the non-aggregating strategies one
- * storage call per region: they are not examined at all, since even one
- * such call costs more than the examination saves (ecio's 4-byte regions,
- * one bench run: independent 7 MB/s, two_phase 134 MB/s).  Where storage
- * takes datatype requests (emu) direct is one request per target and
- * stays a candidate. */
-#define TINY_WRITE 512
-
-static int tiny_region_writes(const struct rio_coll_call *c)
-{
-    MPI_Offset regions = 0;
-    for (int i = 0; i < c->nprocs; i++)
-        regions += c->sum[i].regions;
-    return c->req->write && !c->req->st->ops->write_view && regions > 0 &&
-           c->total / regions < TINY_WRITE;
-}
-/* Move the candidate named name to the front of cands, the others
- * keeping their order; nothing when it is not among them. */
-static void to_front(const char **cands, int n, const char *name)
-{
-    for (int k = 1; k < n; k++)
-        if (!strcmp(cands[k], name)) {
-            const char *w = cands[k];
-            memmove(cands + 1, cands, sizeof *cands * (size_t)k);
-            cands[0] = w;
-            return;
-        }
-}
-
-static void first_candidate(const struct rio_coll_call *c, const char **cands, int n)
-{
-    int single = 1;
-    MPI_Offset regions = 0;
-    for (int i = 0; i < c->nprocs; i++) {
-        if (c->sum[i].bytes > 0 && c->sum[i].regions > 1)
-            single = 0;
-        regions += c->sum[i].regions;
-    }
-    MPI_Offset mean = regions > 0 ? c->total / regions : 0;
-    int indep = !c->req->write || mean >= FIRST_INDEP_WRITE;
-    const char *want = (c->nonoverlap && single) || indep      ? "independent"
-                       : c->layout.known && c->layout.count > 1 ? "resonant"
-                       : rio__coll_every_rank_rule(c)           ? "every_rank"
-                                                                : "two_phase";
-    to_front(cands, n, want);
-}
-
 /* The selector's choice for a call whose summary is in: the applicable
  * candidates, the rules' pick first, and the call's signature, which the
  * context keeps for the steady path. */
@@ -936,38 +884,8 @@ static const char *select_auto(struct rio_coll_call *c, char *reason, size_t len
 {
     struct rio_coll_ctx *ctx = c->ctx;
     const struct rio_coll_req *req = c->req;
-    const char *cands[RIO_SELECT_MAX_CAND];
-    int ncand = 0;
-    enum rio_tristate cb = req->write ? req->hints->romio_cb_write : req->hints->romio_cb_read;
-    static const char *const order[] = {"two_phase",  "every_rank", "resonant",
-                                        "stripe",     "node_first", "target_first",
-                                        "direct",     "independent"};
-    int tiny_writes = tiny_region_writes(c);
-    /* two_phase aggregates on every rank already: one rank per node, or
-     * cb_nodes asks for as many aggregators as ranks */
-    int all_aggregate = c->nnodes >= c->nprocs || req->hints->cb_nodes >= c->nprocs;
-    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-        const struct rio_coll_strategy *cand = rio__coll_strategy_find(order[k]);
-        if (cand->needs_layout && !c->layout.known)
-            continue; /* cannot apply */
-        if (all_aggregate && !strcmp(order[k], "every_rank"))
-            continue; /* the same plan as two_phase's */
-        if (cb == RIO_ENABLE && cand->alone)
-            continue; /* collective buffering was asked for */
-        if (tiny_writes && cand->alone)
-            continue; /* a storage call per few bytes: not worth one examined call */
-        cands[ncand++] = order[k];
-    }
-    /* every_rank ahead of two_phase (first in order) for reads, and for
-     * writes where the fixed rules take it, since a file of few calls
-     * (tile: 6, with 5 read candidates) examines only the first ones.
-     * resonio-bench, 2 ranks, default suite: every_rank read faster than
-     * two_phase in 23 of 24 cases (noncontig elmtcount=16 and 256, hpio,
-     * flash, ecio, tile; MPICH and Open MPI; tmpfs and ext4), tile by
-     * 1.7-1.8x, and within 1 % in the other (flash, MPICH, ext4). */
-    if (!req->write || rio__coll_every_rank_rule(c))
-        to_front(cands, ncand, "every_rank");
-    first_candidate(c, cands, ncand);
+    const char *cands[RIO_COLL_NSTRATEGIES];
+    int ncand = rio__coll_auto_candidates(c, cands);
     MPI_Offset regions = 0;
     for (int i = 0; i < c->nprocs; i++)
         regions += c->sum[i].regions;
@@ -1001,7 +919,7 @@ struct rio_coll_pick {
 static int steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c, int is_auto,
                        const struct rio_coll_strategy *forced, struct rio_coll_pick *kept)
 {
-    if (!is_auto) /* forced: NULL for a name no strategy has */
+    if (!is_auto) /* forced: a strategy of the table (an unknown name fell back) */
         return forced && forced->alone;
     if (!ctx->steady || !ctx->sel || c->req->write != ctx->sig.write)
         return 0;
@@ -1074,9 +992,9 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     gather_names(ctx, req->hints);
     c.names = ctx->names;
 
-    const struct rio_coll_strategy *s = rio__coll_strategy_fallback();
-    const char *name = choose(req, reason, rlen);
-    int is_auto = !strcmp(name, "auto");
+    const struct rio_coll_strategy *s = choose(req, reason, rlen);
+    const char *name = s->name;
+    int is_auto = s == rio__coll_strategy_auto();
     /* the clock is read (21 ns a read here) only where the selector
      * measures the call and itself */
     double t_start = is_auto ? rio__now() : 0;
@@ -1100,11 +1018,10 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     ctx->agree[0] = 0;
     ctx->agree[1] = ctx->agree[2] = NO_SHIFT;
     ctx->agree[3] = 0;
-    /* one lookup per call: the forced strategy, or under auto the one the
-     * steady path keeps (the selector then names it again, by the same
-     * string) */
+    /* one lookup per call: under auto the one the steady path keeps (the
+     * selector then names it again, by the same string) */
     struct rio_coll_pick kept = {NULL, NULL};
-    const struct rio_coll_strategy *forced = is_auto ? NULL : rio__coll_strategy_find(name);
+    const struct rio_coll_strategy *forced = is_auto ? NULL : s;
     double t_sel = is_auto ? rio__now() : 0;
     int steady = steady_path(ctx, &c, is_auto, forced, &kept); /* auto: with a selector */
     if (!steady) {
@@ -1128,8 +1045,8 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     }
     keep_shape(ctx, &c);
     s = !is_auto ? forced : name == kept.name ? kept.s : rio__coll_strategy_find(name);
-    if (!s) {
-        snprintf(reason, rlen, "unknown resonio_strategy '%s': two_phase", name);
+    if (!s) { /* a selector's name no strategy has (a profile of another version) */
+        snprintf(reason, rlen, "unknown strategy '%s': two_phase", name ? name : "");
         s = rio__coll_strategy_fallback();
     }
     if (s->needs_layout && !c.layout.known) {

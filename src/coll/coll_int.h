@@ -124,12 +124,32 @@ struct rio_coll_call {
 
 struct rio_coll_strategy {
     const char *name;
-    int needs_layout;             /* falls back to two_phase without a known layout */
+    int needs_layout;             /* falls back to two_phase without a known layout, and
+                                     auto does not examine it there */
     int wants_tbytes;             /* needs bytes per target per rank in the summary */
     int alone;                    /* each rank serves its own request: the plan cannot
-                                     fail and the ranks need not agree on it */
+                                     fail and the ranks need not agree on it; auto does
+                                     not examine it where collective buffering is forced
+                                     or the call writes tiny regions (strategy.c) */
     /* Fill plan (zeroed, mode EXCHANGE); may choose another mode. */
     int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
+    /* What auto asks of it, over a call whose summary is in; each the same
+     * on every rank (from hints, node map and summary).  NULL: yes where
+     * the flags above allow, and no respectively. */
+    /* Whether auto examines it for this call (beyond the flags). */
+    int (*applies)(const struct rio_coll_call *c);
+    /* Whether auto examines it ahead of the table's order (after the
+     * rules' own pick). */
+    int (*early)(const struct rio_coll_call *c);
+};
+
+/* How many strategies the table holds (strategies/list.h), "auto" not
+ * counted: the capacity of every array with one entry per strategy. */
+enum {
+    RIO_COLL_NSTRATEGIES = 0
+#define RIO_STRATEGY(name) +1
+#include "strategies/list.h"
+#undef RIO_STRATEGY
 };
 
 /** Hand this rank's own request to fn as pairs (strided runs, see struct
@@ -147,10 +167,24 @@ int rio__coll_pairs_each(const struct rio_coll_call *c,
 MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c);
 
 /* ---- strategy.c --------------------------------------------------------- */
+/** The strategy (or "auto") called name; NULL for NULL or a name no
+ *  strategy has, which the caller must handle (it falls back).  Local. */
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);
 /** The strategy that serves when the one asked for is unknown or cannot
  *  apply (two_phase, ROMIO's). */
 const struct rio_coll_strategy *rio__coll_strategy_fallback(void);
+/** "auto": the measured selection, and its fixed rules where nothing is
+ *  measured. */
+const struct rio_coll_strategy *rio__coll_strategy_auto(void);
+/** The strategy of a call that must not aggregate (atomic mode,
+ *  romio_cb_write/romio_cb_read=disable): each rank serves its own request
+ *  with the independent chooser. */
+const struct rio_coll_strategy *rio__coll_strategy_unaggregated(void);
+/** The names of the strategies auto examines for c, whose summary is in,
+ *  in the order it examines them, into cands (RIO_COLL_NSTRATEGIES
+ *  entries; the names are static).  Returns their count.  Local; the same
+ *  on every rank. */
+int rio__coll_auto_candidates(const struct rio_coll_call *c, const char **cands);
 /** 1 where the fixed rules take every_rank rather than two_phase: a node
  *  holds several ranks and neither cb_nodes nor cb_config_list is set.
  *  Local; the same on every rank (hints and node map are). */

@@ -107,6 +107,7 @@ enum rio_indep_method {
     RIO_INDEP_SIEVE,    /* data sieving */
     RIO_INDEP_LIST,     /* list I/O */
     RIO_INDEP_DTYPE,    /* datatype I/O */
+    RIO_INDEP_NMETHODS  /* how many there are, auto included; names in indep.c */
 };
 
 struct rio_hints {

@@ -21,6 +21,7 @@
  * romio_no_indep_rw at open enables collective buffering both ways.
  */
 #include "file_int.h"
+#include "../indep/indep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,8 +80,6 @@ static const struct key keys[] = {
     {"resonio_emu_dir", K_STR, F(emu_dir), 1},
 };
 #undef F
-
-static const char *const method_names[] = {"auto", "contig", "posix", "sieve", "list", "dtype"};
 
 void rio__hints_defaults(struct rio_hints *h)
 {
@@ -176,8 +175,8 @@ static int set_key(struct rio_hints *h, const struct key *k, const char *val)
             return -1;
         return 0;
     case K_METHOD:
-        for (size_t i = 0; i < sizeof method_names / sizeof method_names[0]; i++)
-            if (!strcasecmp(val, method_names[i])) {
+        for (int i = 0; i < RIO_INDEP_NMETHODS; i++)
+            if (!strcasecmp(val, rio__indep_method_name((enum rio_indep_method)i))) {
                 *(enum rio_indep_method *)p = (enum rio_indep_method)i;
                 return 0;
             }
@@ -403,7 +402,7 @@ int rio__hints_to_info(const struct rio_hints *h, MPI_Info *out)
             v = *(const int *)p ? "true" : "false";
             break;
         case K_METHOD:
-            v = method_names[*(const enum rio_indep_method *)p];
+            v = rio__indep_method_name(*(const enum rio_indep_method *)p);
             break;
         case K_STR:
         case K_CBLIST:

@@ -66,6 +66,30 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The methods' names, indexed by the enum: the one list the hint parser,
+ * MPI_File_get_info and the public enumeration read. */
+static const char *const method_names[] = {
+    [RIO_INDEP_AUTO] = "auto",   [RIO_INDEP_CONTIG] = "contig", [RIO_INDEP_POSIX] = "posix",
+    [RIO_INDEP_SIEVE] = "sieve", [RIO_INDEP_LIST] = "list",     [RIO_INDEP_DTYPE] = "dtype",
+};
+_Static_assert(sizeof method_names / sizeof method_names[0] == RIO_INDEP_NMETHODS,
+               "a name for every independent method");
+
+const char *rio__indep_method_name(enum rio_indep_method m)
+{
+    return (int)m >= 0 && m < RIO_INDEP_NMETHODS && method_names[m] ? method_names[m] : "?";
+}
+
+int rio_indep_method_count(void)
+{
+    return RIO_INDEP_NMETHODS - 1; /* auto chooses among them and is not one */
+}
+
+const char *rio_indep_method_name(int i)
+{
+    return i >= 0 && i < RIO_INDEP_NMETHODS - 1 ? method_names[i + 1] : NULL;
+}
+
 #define IOV_BATCH 1024
 #define POSIX_MIN_REGION ((MPI_Offset)256 << 10)
 #define SIEVE_READ_WINDOW 32768.0 /* r / d */

@@ -62,4 +62,9 @@ int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done);
  *  req->first and end when given. */
 enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req);
 
+/** The name of method m, as the resonio_indep_method hint spells it
+ *  ("auto" for RIO_INDEP_AUTO); static.  Local; never NULL for
+ *  0 <= m < RIO_INDEP_NMETHODS. */
+const char *rio__indep_method_name(enum rio_indep_method m);
+
 #endif /* RIO_INDEP_H */

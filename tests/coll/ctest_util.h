@@ -26,16 +26,12 @@
 
 /* ---- strategies ------------------------------------------------------------- */
 
-/** The strategies the header lists (resonio_strategy values that name one). */
-static const char *const ct_strategies[] = {"two_phase",    "every_rank", "resonant",
-                                            "stripe",       "node_first", "target_first",
-                                            "direct",       "independent"};
-#define CT_NSTRATEGIES 8
-
+/** Whether s names a strategy (a resonio_strategy value other than auto),
+ *  as the library enumerates them. */
 static inline int ct_is_strategy(const char *s)
 {
-    for (int i = 0; i < CT_NSTRATEGIES; i++)
-        if (!strcmp(s, ct_strategies[i]))
+    for (int i = 0; i < rio_strategy_count(); i++)
+        if (!strcmp(s, rio_strategy_name(i)))
             return 1;
     return 0;
 }

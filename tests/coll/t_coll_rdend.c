@@ -32,7 +32,7 @@
  * read_all_begin/end and read_at_all_begin/end.  The files carry a
  * striping layout (4096 x 2) so that every strategy applies.
  *
- * Under auto the whole sequence runs CT_NSTRATEGIES + 1 times on the same
+ * Under auto the whole sequence runs rio_strategy_count() + 1 times on the same
  * handles with resonio_select_calls=1, resonio_select_prune=0 and
  * resonio_select_reuse=disable: each call signature's examination runs
  * every candidate once, and every strategy must have run at least once
@@ -48,7 +48,9 @@
 
 static const char *strategy;
 #define NCASES 4 /* short and the three interleaved ones */
-static int seen[NCASES][CT_NSTRATEGIES]; /* per case, strategies that ran (rank 0's view) */
+/* per case, strategies that ran (rank 0's view), by rio_strategy_name's
+ * index; the selector's candidate arrays hold every strategy */
+static int seen[NCASES][RIO_SELECT_MAX_CAND];
 
 static const char *const form_names[NFORMS] = {
     "read_all", "read_at_all", "iread_all", "iread_at_all", "read_all_begin/end",
@@ -100,8 +102,8 @@ static void note_strategy(rio_file *fh, int cs, const char *what)
     struct rio_coll_info in;
     if (!ct_last(fh, &in))
         return;
-    for (int i = 0; i < CT_NSTRATEGIES; i++)
-        if (!strcmp(in.strategy, ct_strategies[i]))
+    for (int i = 0; i < rio_strategy_count() && i < RIO_SELECT_MAX_CAND; i++)
+        if (!strcmp(in.strategy, rio_strategy_name(i)))
             seen[cs][i] = 1;
     if (strcmp(strategy, "auto"))
         CHECK(!strcmp(in.strategy, strategy), "%s: ran %s, forced %s (reason \"%s\")", what,
@@ -295,7 +297,9 @@ int main(int argc, char **argv)
         ifh[i] = open_file(ipath[i], ils[i].cb);
     }
 
-    int reps = strcmp(strategy, "auto") ? 1 : CT_NSTRATEGIES + 1;
+    CHECK(rio_strategy_count() <= RIO_SELECT_MAX_CAND, "%d strategies, more than %d",
+          rio_strategy_count(), RIO_SELECT_MAX_CAND);
+    int reps = strcmp(strategy, "auto") ? 1 : rio_strategy_count() + 1;
     for (int rep = 0; rep < reps; rep++) {
         if (sfh != RIO_FILE_NULL)
             run_short(sfh, rep);
@@ -317,9 +321,9 @@ int main(int argc, char **argv)
     /* auto: its examinations ran every strategy */
     if (!strcmp(strategy, "auto") && rt_rank == 0)
         for (int cs = 0; cs < NCASES; cs++)
-            for (int i = 0; i < CT_NSTRATEGIES; i++)
+            for (int i = 0; i < rio_strategy_count() && i < RIO_SELECT_MAX_CAND; i++)
                 CHECK(seen[cs][i], "auto: %s never ran in %d repetitions of case %s",
-                      ct_strategies[i], reps, cs ? ils[cs - 1].name : "short");
+                      rio_strategy_name(i), reps, cs ? ils[cs - 1].name : "short");
 
     alarm(0);
     if (rt_rank == 0) {

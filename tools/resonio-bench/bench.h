@@ -128,8 +128,13 @@ struct bench_impl {
                              collective ones; runs only when named in -impl */
 };
 
-extern const struct bench_impl bench_impls[];
-extern const int bench_nimpls;
+/* Implementations a run can hold: bit i of a mask is bench_impls[i]. */
+#define BENCH_MAX_IMPLS 16
+extern struct bench_impl bench_impls[BENCH_MAX_IMPLS];
+extern int bench_nimpls;
+/** Fill bench_impls from the library's strategies (impl.c).  Returns 0, or
+ *  -1 when they are more than BENCH_MAX_IMPLS holds.  Local. */
+int bench_impls_init(void);
 
 /** What the selector of one open file reports for the signatures of one
  *  direction (write or read), summed over them: this rank's view. */

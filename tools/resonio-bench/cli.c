@@ -18,6 +18,8 @@
  */
 #include "bench.h"
 
+#include "resonio.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -108,10 +110,23 @@ void bench_usage(FILE *to)
             "                      [-impls LIST]]...\n"
             "  --suite S   run a predefined suite (default when no -w is given); emu: the\n"
             "              resonance experiments on the emulated storage (implies -storage emu)\n"
-            "  -impl LIST  comma list of native, two_phase, every_rank, resonant, stripe,\n"
-            "              node_first, target_first, direct, independent, auto, limit, resonio\n"
-            "              (every strategy and auto), all (default: all of these), and indep_calls\n"
-            "              (independent calls, rio_file_write_at/read_at; only when named)\n"
+            "  -impl LIST  comma list of native, auto, limit, resonio (every strategy and\n"
+            "              auto), all (default: all of these), indep_calls (independent calls,\n"
+            "              rio_file_write_at/read_at; only when named), and the strategies:\n"
+            "             ");
+    /* the library's names, wrapped under the option's text */
+    for (int i = 0, col = 13; i < rio_strategy_count(); i++) {
+        const char *s = rio_strategy_name(i);
+        int w = (int)strlen(s) + (i + 1 < rio_strategy_count());
+        if (col + 1 + w > 80) {
+            fprintf(to, "\n             ");
+            col = 13;
+        }
+        fprintf(to, " %s%s", s, i + 1 < rio_strategy_count() ? "," : "");
+        col += 1 + w;
+    }
+    fprintf(to,
+            "\n"
             "  -rounds N   timed rounds per implementation (default 3), after one probe round\n"
             "  -dir DIR    directory for the data files (default: the output directory)\n"
             "  -o DIR      output directory (default bench-results/<timestamp>)\n"
@@ -563,6 +578,10 @@ unsigned bench_point_impls(const struct bench_opts *o, const struct bench_point 
 int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *msg, size_t len)
 {
     memset(o, 0, sizeof *o);
+    if (bench_impls_init())
+        return err_msg(msg, len, "resonio names %d strategies, more than the %d implementations "
+                       "resonio-bench holds (BENCH_MAX_IMPLS)", rio_strategy_count(),
+                       BENCH_MAX_IMPLS);
     o->rounds = 3;
     o->plots = 1;
     o->impl_mask = 0;

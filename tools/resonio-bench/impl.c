@@ -4,7 +4,8 @@
  * `native` calls MPI_File_*: this program links libresonio, not the drop-in
  * library, so those are the MPI library's own MPI-IO (ROMIO in MPICH, OMPIO
  * or ROMIO in Open MPI).  The resonio entries call rio_file_* and differ
- * only in the resonio_strategy hint given at open, except `indep_calls`,
+ * only in the resonio_strategy hint given at open (one per strategy the
+ * library names, and auto), except `indep_calls`,
  * which makes no collective call at all: every rank writes and reads its
  * own pieces with independent calls (rio_file_write_at/read_at, run.c),
  * the non-collective I/O of resonant-io.txt Figure 2.  `limit` is not
@@ -17,21 +18,30 @@
 
 #include <string.h>
 
-const struct bench_impl bench_impls[] = {
-    {"native", IMPL_NATIVE, NULL, 0},
-    {"two_phase", IMPL_RESONIO, "two_phase", 0},
-    {"every_rank", IMPL_RESONIO, "every_rank", 0},
-    {"resonant", IMPL_RESONIO, "resonant", 0},
-    {"stripe", IMPL_RESONIO, "stripe", 0},
-    {"node_first", IMPL_RESONIO, "node_first", 0},
-    {"target_first", IMPL_RESONIO, "target_first", 0},
-    {"direct", IMPL_RESONIO, "direct", 0},
-    {"independent", IMPL_RESONIO, "independent", 0},
-    {"indep_calls", IMPL_RESONIO, "independent", 1},
-    {"auto", IMPL_RESONIO, "auto", 0},
-    {"limit", IMPL_LIMIT, NULL, 0},
-};
-const int bench_nimpls = sizeof bench_impls / sizeof bench_impls[0];
+/* native, one entry per strategy (as the library enumerates them, so a new
+ * strategy is benched without an edit here), indep_calls, auto, and limit,
+ * which stays last (run.c). */
+struct bench_impl bench_impls[BENCH_MAX_IMPLS];
+int bench_nimpls;
+
+int bench_impls_init(void)
+{
+    static const struct bench_impl head = {"native", IMPL_NATIVE, NULL, 0},
+                                   tail[] = {{"indep_calls", IMPL_RESONIO, "independent", 1},
+                                             {"auto", IMPL_RESONIO, "auto", 0},
+                                             {"limit", IMPL_LIMIT, NULL, 0}};
+    int ns = rio_strategy_count(), n = 0;
+    if (ns < 0 || 1 + ns + (int)(sizeof tail / sizeof tail[0]) > BENCH_MAX_IMPLS)
+        return -1;
+    bench_impls[n++] = head;
+    for (int i = 0; i < ns; i++)
+        bench_impls[n++] = (struct bench_impl){rio_strategy_name(i), IMPL_RESONIO,
+                                               rio_strategy_name(i), 0};
+    for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+        bench_impls[n++] = tail[i];
+    bench_nimpls = n;
+    return 0;
+}
 
 /* ---- native: MPI_File_* ------------------------------------------------- */
 

@@ -787,7 +787,7 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
 
     /* the implementations of this point, and the limit slice if wanted */
     unsigned mask = bench_point_impls(o, p);
-    int ids[16], n = 0;
+    int ids[BENCH_MAX_IMPLS], n = 0;
     for (int i = 0; i < bench_nimpls; i++)
         if (mask & (1u << i))
             ids[n++] = i;
@@ -804,7 +804,7 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             goto out;
         }
     }
-    MPI_Info infos[16];
+    MPI_Info infos[BENCH_MAX_IMPLS];
     p->nres = n;
     for (int k = 0; k < n; k++) {
         memset(&p->res[k], 0, sizeof p->res[k]);

@@ -1,0 +1,242 @@
+/*
+ * test_coll_strategies.c — the strategy table and auto's candidates.
+ *
+ *   names      rio_strategy_count/rio_strategy_name and the independent
+ *              methods' rio_indep_method_count/rio_indep_method_name:
+ *              distinct names, NULL outside the range, each strategy
+ *              found by its name and fitting the selector's public
+ *              arrays, the methods' names those of the hint ("auto" of
+ *              both not among them)
+ *   find       a misspelt, empty or NULL name finds nothing (the engine
+ *              then falls back), "auto" finds auto
+ *   cmake      with -strategies LIST (the tests' CMake list, read from
+ *              strategies/list.h): the same names in the same order
+ *   candidates auto's examination order for calls built by hand, as the
+ *              engine had it before the strategies described themselves:
+ *              the rules' first pick, then every_rank where it asks to be
+ *              early, then the table's order; strategies that need a
+ *              layout, serve each rank alone under romio_cb_*=enable or
+ *              tiny writes, or plan as two_phase does, left out
+ *   fixed      auto's fixed rules where nothing is measured: single
+ *              regions in rank order go unaggregated unless
+ *              romio_cb_write=enable forces collective buffering
+ */
+#include <string.h>
+
+#include "coll/coll_int.h"
+#include "file/file_int.h"
+#include "indep/indep.h"
+#include "unit.h"
+
+static void test_names(void)
+{
+    int n = rio_strategy_count();
+    CHECK(n >= 1 && n <= RIO_SELECT_MAX_CAND, "rio_strategy_count() = %d", n);
+    CHECK(n == RIO_COLL_NSTRATEGIES, "count %d, table %d", n, (int)RIO_COLL_NSTRATEGIES);
+    CHECK(rio_strategy_name(-1) == NULL && rio_strategy_name(n) == NULL,
+          "a name outside [0, %d)", n);
+    for (int i = 0; i < n; i++) {
+        const char *s = rio_strategy_name(i);
+        CHECK(s && *s, "strategy %d has no name", i);
+        if (!s)
+            continue;
+        struct rio_select_info si;
+        CHECK(strlen(s) < sizeof si.cand[0], "%s does not fit rio_select_info", s);
+        CHECK(strcmp(s, "auto") != 0, "auto is counted as a strategy");
+        const struct rio_coll_strategy *d = rio__coll_strategy_find(s);
+        CHECK(d && !strcmp(d->name, s) && d->plan, "%s: no descriptor of that name", s);
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(s, rio_strategy_name(j)) != 0, "%s listed twice", s);
+    }
+
+    static const char *const methods[] = {"contig", "posix", "sieve", "list", "dtype"};
+    int m = rio_indep_method_count();
+    CHECK(m == 5, "rio_indep_method_count() = %d, expected 5", m);
+    CHECK(rio_indep_method_name(-1) == NULL && rio_indep_method_name(m) == NULL,
+          "a method name outside [0, %d)", m);
+    for (int i = 0; i < m && i < 5; i++) {
+        const char *s = rio_indep_method_name(i);
+        CHECK(s && !strcmp(s, methods[i]), "method %d is '%s', expected %s", i, s ? s : "(null)",
+              methods[i]);
+        /* the hint's spelling: the same table */
+        CHECK(s && !strcmp(rio__indep_method_name((enum rio_indep_method)(i + 1)), s),
+              "method %d: hint name differs", i);
+    }
+    CHECK(!strcmp(rio__indep_method_name(RIO_INDEP_AUTO), "auto"), "RIO_INDEP_AUTO not 'auto'");
+}
+
+static void test_find(void)
+{
+    CHECK(rio__coll_strategy_find("two_phas") == NULL, "a misspelt name was found");
+    CHECK(rio__coll_strategy_find("two_phase_") == NULL, "a longer name was found");
+    CHECK(rio__coll_strategy_find("") == NULL, "the empty name was found");
+    CHECK(rio__coll_strategy_find(NULL) == NULL, "NULL was found");
+    const struct rio_coll_strategy *a = rio__coll_strategy_find("auto");
+    CHECK(a && a == rio__coll_strategy_auto(), "auto not found");
+    CHECK(rio__coll_strategy_fallback() && !rio__coll_strategy_fallback()->alone,
+          "the fallback does not aggregate");
+    CHECK(rio__coll_strategy_unaggregated() && rio__coll_strategy_unaggregated()->alone,
+          "the unaggregated strategy aggregates");
+}
+
+/* -strategies a;b;c (CMake's list) against the table. */
+static void test_cmake(const char *list)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    int i = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save), i++)
+        CHECK(rio_strategy_name(i) && !strcmp(t, rio_strategy_name(i)),
+              "CMake's strategy %d is %s, the library's %s", i, t,
+              rio_strategy_name(i) ? rio_strategy_name(i) : "(none)");
+    CHECK(i == rio_strategy_count(), "CMake lists %d strategies, the library %d", i,
+          rio_strategy_count());
+}
+
+/* ---- auto's candidates ----------------------------------------------------- */
+
+struct call_case {
+    const char *name;
+    int write, nprocs, nnodes, cb;      /* cb: romio_cb_write/read */
+    int layout_count;                   /* 0: no layout */
+    MPI_Offset bytes, regions;          /* per rank */
+    int nonoverlap;
+    const char *want;                   /* candidates in order, comma separated */
+};
+
+static const struct call_case cases[] = {
+    /* small writes, 2 ranks on one node: every_rank first (rules), the
+     * ones alone left out (tiny regions), no layout */
+    {"tiny-write", 1, 2, 1, RIO_AUTO, 0, 64 << 10, 1024, 0, "every_rank,two_phase,node_first"},
+    /* reads start unaggregated, then every_rank (early for reads) */
+    {"read", 0, 2, 1, RIO_AUTO, 0, 64 << 10, 1024, 0,
+     "independent,every_rank,two_phase,node_first,direct"},
+    /* large regions, one rank per node: every_rank is two_phase's plan */
+    {"big-write", 1, 2, 2, RIO_AUTO, 4, 8 << 20, 4, 0,
+     "independent,two_phase,resonant,stripe,node_first,target_first,direct"},
+    /* the same forced to aggregate: the rules' first pick (independent)
+     * is no candidate, so the table's order stands (not resonant first) */
+    {"big-write-cb", 1, 2, 2, RIO_ENABLE, 4, 8 << 20, 4, 0,
+     "two_phase,resonant,stripe,node_first,target_first"},
+    /* striped, medium writes, 2 ranks on one node: resonant, then
+     * every_rank, then the rest */
+    {"striped", 1, 2, 1, RIO_AUTO, 4, 64 << 10, 16, 0,
+     "resonant,every_rank,two_phase,stripe,node_first,target_first,direct,independent"},
+    /* single regions in rank order: unaggregated first even for writes */
+    {"single", 1, 4, 2, RIO_AUTO, 0, 4096, 1, 1,
+     "independent,every_rank,two_phase,node_first,direct"},
+};
+
+struct built {
+    struct rio_store_ops ops;
+    struct rio_store st;
+    struct rio_hints h;
+    struct rio_coll_req req;
+    struct rio_coll_sum sum[8];
+    int node_of[8];
+    struct rio_coll_call c;
+};
+
+static void build(struct built *b, const struct call_case *k)
+{
+    memset(b, 0, sizeof *b);
+    b->ops.name = "test";
+    b->st.ops = &b->ops;
+    rio__hints_defaults(&b->h);
+    b->h.romio_cb_write = b->h.romio_cb_read = (enum rio_tristate)k->cb;
+    b->st.hints = &b->h;
+    b->req.st = &b->st;
+    b->req.hints = &b->h;
+    b->req.write = k->write;
+    struct rio_coll_call *c = &b->c;
+    c->req = &b->req;
+    c->nprocs = k->nprocs;
+    c->nnodes = k->nnodes;
+    c->node_of = b->node_of;
+    c->sum = b->sum;
+    c->layout.known = k->layout_count > 0;
+    c->layout.count = k->layout_count;
+    c->layout.unit = k->layout_count ? 1 << 20 : 0;
+    c->nonoverlap = k->nonoverlap;
+    MPI_Offset span = k->bytes * 2; /* holes as large as the data */
+    for (int i = 0; i < k->nprocs; i++) {
+        b->node_of[i] = i * k->nnodes / k->nprocs;
+        b->sum[i].first = i * span;
+        b->sum[i].end = (i + 1) * span;
+        b->sum[i].bytes = k->bytes;
+        b->sum[i].regions = k->regions;
+        c->total += k->bytes;
+    }
+    c->min = 0;
+    c->max = k->nprocs * span;
+}
+
+/* The strategies the cases below were written against. */
+static int known(const char *s)
+{
+    static const char *const names[] = {"two_phase",  "every_rank",   "resonant", "stripe",
+                                        "node_first", "target_first", "direct",   "independent"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i]))
+            return 1;
+    return 0;
+}
+
+static void test_candidates(void)
+{
+    for (size_t n = 0; n < sizeof cases / sizeof cases[0]; n++) {
+        struct built b;
+        build(&b, &cases[n]);
+        const char *cands[RIO_COLL_NSTRATEGIES];
+        int nc = rio__coll_auto_candidates(&b.c, cands);
+        /* a strategy added after these expectations may join anywhere:
+         * only the ones they know of are compared, in their order */
+        char got[256] = "";
+        for (int k = 0; k < nc; k++)
+            if (known(cands[k]))
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", got[0] ? "," : "",
+                         cands[k]);
+        CHECK(!strcmp(got, cases[n].want), "%s: candidates %s, expected %s", cases[n].name, got,
+              cases[n].want);
+    }
+}
+
+static void test_fixed(void)
+{
+    static const struct call_case single = {"single", 1, 2, 2, RIO_AUTO, 0, 4096, 1, 1, ""};
+    static const struct call_case forced = {"forced", 1, 2, 2, RIO_ENABLE, 0, 4096, 1, 1, ""};
+    const struct rio_coll_strategy *a = rio__coll_strategy_auto();
+    struct built b;
+    struct rio_coll_plan p;
+
+    build(&b, &single);
+    memset(&p, 0, sizeof p);
+    CHECK(a->plan(&b.c, &p) == 0 && p.mode == RIO_COLL_INDEP, "single regions: mode %d",
+          (int)p.mode);
+    CHECK(strstr(p.reason, "each rank its own") != NULL, "single regions: reason '%s'", p.reason);
+    rio__coll_plan_free(&p);
+
+    build(&b, &forced);
+    memset(&p, 0, sizeof p);
+    p.round_bytes = 1 << 20;
+    CHECK(a->plan(&b.c, &p) == 0 && p.mode == RIO_COLL_EXCHANGE && p.naggs >= 1,
+          "romio_cb_write=enable: mode %d, %d aggregators", (int)p.mode, p.naggs);
+    CHECK(!strcmp(p.reason, "auto: two_phase"), "romio_cb_write=enable: reason '%s'", p.reason);
+    rio__coll_plan_free(&p);
+}
+
+int main(int argc, char **argv)
+{
+    const char *list = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "-strategies"))
+            list = argv[i + 1];
+    test_names();
+    test_find();
+    if (list)
+        test_cmake(list);
+    test_candidates();
+    test_fixed();
+    printf("%d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}
