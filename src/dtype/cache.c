@@ -93,7 +93,7 @@ static int setup(void)
  * say (see the top); RIO_E_TYPE with the detail set if it says not. */
 static int check_committed(MPI_Datatype type)
 {
-    char none[1];
+    char none[1] = {0}; /* never read (count 0); set for -Wmaybe-uninitialized */
     int pos = 0;
     if (probe_comm == MPI_COMM_NULL)
         return 0;
