@@ -261,7 +261,8 @@ int rio__store_wrap_open(struct rio_store *st, struct rio_store_wrap *w,
                          const struct rio_hints *hints);
 /** The inner open file of a wrapper's st (borrowed, lives as long as st). */
 struct rio_store *rio__store_wrap_inner(struct rio_store *st);
-/** Remove through the driver path's prefix names (a wrapper's remove). */
+/** Remove through the driver path's prefix names (a wrapper's remove), wrappers
+ *  over wrappers included: rio__store_remove on the inner path. */
 int rio__store_wrap_remove(const char *path, const struct rio_hints *hints);
 
 extern const struct rio_store_ops rio__store_posix;

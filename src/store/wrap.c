@@ -142,14 +142,9 @@ static int fwd_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_O
 
 int rio__store_wrap_remove(const char *path, const struct rio_hints *hints)
 {
-    const char *ipath;
-    const struct rio_store_ops *iops = rio__store_find(path, &ipath);
-    if (!iops) {
-        rio__err_detail("prefix of '%s' names a driver this build does not have", path);
-        return RIO_E_DRIVER;
-    }
-    int rc = rio__store_ops_check(iops);
-    return rc ? rc : iops->remove(ipath, hints);
+    /* the lookup, the table check and a further wrapper's own fallback
+     * are rio__store_remove's */
+    return rio__store_remove(path, hints);
 }
 
 /* A member the inner driver must have (checked): the wrapper's or a forwarder. */

@@ -423,6 +423,11 @@ static void test_forward(void)
     snprintf(name, sizeof name, "fault:posix:%s", path);
     CHECK(rio__store_remove(name, &h) == 0 && access(path, F_OK) != 0, "remove %s", name);
     CHECK(rio__store_remove(name, &h) == -ENOENT, "remove of a missing file: -ENOENT");
+    /* a wrapper over a wrapper: neither has a remove of its own */
+    fd = open(path, O_CREAT | O_WRONLY, 0644);
+    close(fd);
+    snprintf(name, sizeof name, "fault:delay:%s", path);
+    CHECK(rio__store_remove(name, &h) == 0 && access(path, F_OK) != 0, "remove %s", name);
 
     /* over a driver with only the mandatory members: the optional ones are
      * absent, so the layer above falls back as it would for that driver */
