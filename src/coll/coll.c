@@ -780,7 +780,8 @@ static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
     if (regions <= 0 || span <= 0)
         return;
     double per_byte = (double)regions / (double)span;
-    double cap = (double)c->req->hints->cb_buffer_size / (RPIECE_BYTES * per_byte);
+    double cap =
+        (double)rio__coll_settings(c->req->hints)->cb_buffer_size / (RPIECE_BYTES * per_byte);
     MPI_Offset grain = c->layout.known ? c->layout.unit : 4096;
     if (cap < (double)p->round_bytes) {
         MPI_Offset r = (MPI_Offset)cap / grain * grain;
@@ -794,7 +795,7 @@ static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
 static const struct rio_coll_strategy *choose(const struct rio_coll_req *q, char *reason,
                                               size_t n)
 {
-    const struct rio_hints *h = q->hints;
+    const struct rio_coll_settings *h = rio__coll_settings(q->hints);
     enum rio_tristate cb = q->write ? h->romio_cb_write : h->romio_cb_read;
     if (q->atomic) {
         snprintf(reason, n, "atomic mode: each rank locks and accesses its own data");
@@ -831,8 +832,8 @@ static const struct rio_coll_strategy *choose(const struct rio_coll_req *q, char
 static void gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h)
 {
     int names_host = 0;
-    if (ctx->names || !h->cb_config_list ||
-        rio__coll_config_list_check(h->cb_config_list, &names_host) || !names_host)
+    const char *list = rio__coll_settings(h)->cb_config_list;
+    if (ctx->names || !list || rio__coll_config_list_check(list, &names_host) || !names_host)
         return;
     size_t P = (size_t)ctx->nprocs;
     char mine[RIO_COLL_NAME_LEN];
@@ -980,11 +981,12 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     c.rank = ctx->rank;
     c.nprocs = ctx->nprocs;
     rio__store_layout(req->st, &c.layout);
-    if (req->hints->ranks_per_node > 0) {
+    int rpn = rio__coll_settings(req->hints)->ranks_per_node;
+    if (rpn > 0) {
         for (int i = 0; i < c.nprocs; i++)
-            ctx->node_virt[i] = i / req->hints->ranks_per_node;
+            ctx->node_virt[i] = i / rpn;
         c.node_of = ctx->node_virt;
-        c.nnodes = (c.nprocs + req->hints->ranks_per_node - 1) / req->hints->ranks_per_node;
+        c.nnodes = (c.nprocs + rpn - 1) / rpn;
     } else {
         c.node_of = ctx->node_real;
         c.nnodes = ctx->nnodes_real;
@@ -1025,7 +1027,8 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     double t_sel = is_auto ? rio__now() : 0;
     int steady = steady_path(ctx, &c, is_auto, forced, &kept); /* auto: with a selector */
     if (!steady) {
-        int may_compute = req->hints->same_io_size && req->hints->contiguous_data;
+        int may_compute = rio__coll_settings(req->hints)->same_io_size &&
+                          rio__coll_settings(req->hints)->contiguous_data;
         rc = summary(&c, c.layout.known, may_compute);
         if (rc)
             goto out;
@@ -1057,7 +1060,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         s = rio__coll_strategy_fallback();
     }
     plan.mode = RIO_COLL_EXCHANGE;
-    plan.round_bytes = req->hints->cb_buffer_size > 0 ? req->hints->cb_buffer_size : 16 << 20;
+    plan.round_bytes = rio__coll_settings(req->hints)->cb_buffer_size; /* > 0: the key's table */
     if (!steady) /* the summary's region count */
         limit_rounds(&c, &plan);
     rc = s->plan(&c, &plan);

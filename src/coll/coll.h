@@ -61,6 +61,10 @@ void rio__coll_agree_values(const struct rio_coll_ctx *ctx, MPI_Offset *vals);
  *  same arguments on every rank. */
 void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err);
 
+/* The engine's hints (cb_*, the Lustre driver's keys, resonio_strategy,
+ * ...): struct rio_coll_settings in coll_int.h, keys in settings.c. */
+extern const struct rio_settings_owner rio__coll_settings_owner;
+
 /** Is list a well-formed cb_config_list (comma-separated name[:N] entries,
  *  name a processor name or '*', N a count or '*')?  Returns 0 if so, with
  *  *names_host 1 when some entry names a host, or -1.  Local. */

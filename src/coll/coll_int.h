@@ -34,6 +34,30 @@
 
 #define RIO_COLL_NAME_LEN MPI_MAX_PROCESSOR_NAME
 
+/* The engine's hints (keys in settings.c). */
+struct rio_coll_settings {
+    long long cb_buffer_size;       /* a round's bytes per aggregator (16 MiB) */
+    int cb_nodes;                   /* 0 = default (one per node) */
+    enum rio_tristate romio_cb_read, romio_cb_write;
+    char *cb_config_list;           /* owned; NULL if unset */
+    char *strategy;                 /* resonio_strategy, owned; NULL = default */
+    int ranks_per_node;             /* resonio_ranks_per_node: 0 = real nodes */
+    /* the Lustre driver's keys */
+    int co;                         /* CO: aggregators per target (default 1) */
+    long long big_req_size;         /* requests this large bypass aggregation; 0 = never */
+    enum rio_tristate ds_in_coll;   /* read-modify-write holes in collective writes */
+    int same_io_size;               /* every rank's request has the same size */
+    int contiguous_data;            /* every rank's request is one file region */
+    enum rio_tristate shm;          /* resonio_shm: move node-local data through an MPI-3
+                                       shared-memory window */
+};
+/** The engine's settings in h (its defaults when h is NULL or has no
+ *  owners); lives as long as h. */
+static inline const struct rio_coll_settings *rio__coll_settings(const struct rio_hints *h)
+{
+    return rio__settings_get(h, &rio__coll_settings_owner);
+}
+
 /* Runs of this rank's request, each contiguous in the file and in
  * memory: count runs of len bytes, the k-th at file offset foff + k *
  * fstride and at mem + k * mstride.  count > 1 only with fstride > len

@@ -1132,9 +1132,9 @@ static int round_buffers(struct engine *e)
     MPI_Win win;
     /* with shm, ranks copy into the round buffer before its span could be
      * read: no read-modify-write unless asked for, and then no shm */
-    if (c->req->hints->shm == RIO_ENABLE && p->rmw == RIO_RMW_SMALL)
+    if (rio__coll_settings(c->req->hints)->shm == RIO_ENABLE && p->rmw == RIO_RMW_SMALL)
         p->rmw = RIO_RMW_NEVER;
-    int want = c->req->hints->shm == RIO_ENABLE && !p->rmw && !rc;
+    int want = rio__coll_settings(c->req->hints)->shm == RIO_ENABLE && !p->rmw && !rc;
     e->shm = rio__coll_shm(c->ctx, want, mine, &win, &e->node_rank);
     for (int a = 0; !rc && a < p->naggs; a++) {
         int ag = p->aggs[a];

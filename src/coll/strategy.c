@@ -20,6 +20,7 @@
  * (rio__coll_auto_candidates).
  */
 #include "coll_int.h"
+#include "../indep/indep.h" /* romio_ds_write, which two_phase also reads */
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,7 @@ static const struct rio_coll_strategy *fixed_pick(const struct rio_coll_call *c,
             single = 0;
         regions += c->sum[i].regions;
     }
-    const struct rio_hints *h = c->req->hints;
+    const struct rio_coll_settings *h = rio__coll_settings(c->req->hints);
     int own;
     if (examining) {
         MPI_Offset mean = regions > 0 ? c->total / regions : 0;
@@ -175,7 +176,7 @@ static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
  */
 int rio__coll_every_rank_rule(const struct rio_coll_call *c)
 {
-    const struct rio_hints *h = c->req->hints;
+    const struct rio_coll_settings *h = rio__coll_settings(c->req->hints);
     return c->nnodes < c->nprocs && h->cb_nodes <= 0 && !h->cb_config_list;
 }
 
@@ -191,7 +192,8 @@ static int tiny_region_writes(const struct rio_coll_call *c)
 int rio__coll_auto_candidates(const struct rio_coll_call *c, const char **cands)
 {
     const struct rio_coll_req *req = c->req;
-    enum rio_tristate cb = req->write ? req->hints->romio_cb_write : req->hints->romio_cb_read;
+    enum rio_tristate cb = req->write ? rio__coll_settings(req->hints)->romio_cb_write
+                                      : rio__coll_settings(req->hints)->romio_cb_read;
     int tiny_writes = tiny_region_writes(c);
     const char *why;
     const struct rio_coll_strategy *first = fixed_pick(c, 1, &why);
@@ -256,11 +258,11 @@ int rio__coll_even_domains(const struct rio_coll_call *c, struct rio_coll_plan *
         if (p->dom[a].end < p->dom[a].start)
             p->dom[a].end = p->dom[a].start;
     }
-    const struct rio_hints *h = c->req->hints;
-    if (h->romio_ds_write == RIO_ENABLE || h->ds_in_coll == RIO_ENABLE)
+    enum rio_tristate ds_write = rio__indep_settings(c->req->hints)->romio_ds_write;
+    if (ds_write == RIO_ENABLE || rio__coll_settings(c->req->hints)->ds_in_coll == RIO_ENABLE)
         p->rmw = RIO_RMW_ALWAYS;
     else
-        p->rmw = h->romio_ds_write == RIO_DISABLE ? RIO_RMW_NEVER : RIO_RMW_SMALL;
+        p->rmw = ds_write == RIO_DISABLE ? RIO_RMW_NEVER : RIO_RMW_SMALL;
     return 0;
 }
 
@@ -431,7 +433,7 @@ static int from_list(const struct rio_coll_call *c, const char *list, int cap, i
 
 int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, size_t len)
 {
-    const struct rio_hints *h = c->req->hints;
+    const struct rio_coll_settings *h = rio__coll_settings(c->req->hints);
     int P = c->nprocs;
     int *aggs = rio__malloc(sizeof *aggs * (size_t)P);
     int *taken = rio__calloc(2 * (size_t)(c->nnodes > 0 ? c->nnodes : 1), sizeof *taken);

@@ -1,6 +1,7 @@
 /*
  * common.h — what every layer of resonio shares: internal error codes,
- * allocation, hints and per-file counters.
+ * allocation, the settings machinery of hints (settings.h) and per-file
+ * counters.
  *
  * Errors.  Inside resonio a function returns 0 or a negative int: -errno
  * from the storage drivers, or one of resonio's own codes below (all below
@@ -95,70 +96,8 @@ void rio__pool_held(size_t *bytes, int *blocks);
  *  (0: it fired, or none was set). */
 long rio__malloc_fail_at(long n);
 
-/* ---- hints -------------------------------------------------------------
- * Values in effect for one open file.  Parsed from the info object and the
- * RESONIO_HINTS environment variable by src/file/hints.c.               */
-enum rio_tristate { RIO_AUTO = 0, RIO_ENABLE = 1, RIO_DISABLE = 2 };
-
-enum rio_indep_method {
-    RIO_INDEP_AUTO = 0,
-    RIO_INDEP_CONTIG,   /* one request, file side contiguous */
-    RIO_INDEP_POSIX,    /* one request per region */
-    RIO_INDEP_SIEVE,    /* data sieving */
-    RIO_INDEP_LIST,     /* list I/O */
-    RIO_INDEP_DTYPE,    /* datatype I/O */
-    RIO_INDEP_NMETHODS  /* how many there are, auto included; names in indep.c */
-};
-
-struct rio_hints {
-    /* reserved and ROMIO keys */
-    long long cb_buffer_size;       /* default 16 MiB */
-    int cb_nodes;                   /* 0 = default (one per node) */
-    enum rio_tristate romio_cb_read, romio_cb_write;
-    enum rio_tristate romio_ds_read, romio_ds_write;
-    int write_only;                 /* writes must not read the file (opened write-only):
-                                       romio_ds_write and ds_in_coll stay disabled */
-    long long ind_rd_buffer_size;   /* default 4 MiB */
-    long long ind_wr_buffer_size;   /* default 512 KiB */
-    long long striping_unit;        /* 0 = none */
-    int striping_factor;            /* 0 = none */
-    int file_perm;                  /* -1 = default (0666 & ~umask) */
-    int no_indep_rw;                /* romio_no_indep_rw */
-    enum rio_tristate direct_read, direct_write;
-    char *cb_config_list;           /* owned; NULL if unset */
-    char *access_style;             /* owned; NULL if unset */
-    /* resonio's own */
-    enum rio_indep_method indep_method;
-    char *strategy;                 /* owned; NULL = default */
-    int ranks_per_node;             /* 0 = real nodes */
-    char *fault;                    /* owned; fault driver spec, NULL if unset */
-    enum rio_tristate uring;        /* resonio_uring: io_uring for list I/O on
-                                       noncontiguous file regions (posix driver);
-                                       AUTO = the measured default */
-    /* collective engine: the Lustre driver's keys and resonio's own */
-    int co;                         /* CO: aggregators per target (default 1) */
-    long long big_req_size;         /* requests this large bypass aggregation; 0 = never */
-    enum rio_tristate ds_in_coll;   /* read-modify-write holes in collective writes */
-    int same_io_size;               /* every rank's request has the same size */
-    int contiguous_data;            /* every rank's request is one file region */
-    enum rio_tristate shm;          /* resonio_shm: move node-local data through an MPI-3
-                                       shared-memory window */
-    /* adaptive selection */
-    int select_calls;               /* resonio_select_calls: calls per candidate (3) */
-    char *select_threshold;         /* resonio_select_threshold (0.15), owned */
-    char *select_prune;             /* resonio_select_prune (0.5; 0 off), owned */
-    int select_patience;            /* resonio_select_patience: consecutive deviating
-                                       calls that start a re-examination (2) */
-    char *select_candidates;        /* resonio_select_candidates: comma list, owned */
-    enum rio_tristate select_reuse; /* resonio_select_reuse: start from the decisions of
-                                       earlier files of this process (default automatic);
-                                       enable: and go on with their unfinished
-                                       examinations */
-    char *profile;                  /* resonio_profile: path, owned */
-    char *delay;                    /* resonio_delay: the delay driver's spec, owned */
-    char *emu_dir;                  /* resonio_emu_dir: service directory of the emu
-                                       driver (else RESONIO_EMU_DIR), owned */
-};
+/* ---- hints: each owner's settings, in one struct per file ------------ */
+#include "settings.h"
 
 /* ---- per-file counters (the public struct is the record) -------------- */
 typedef struct rio_stats rio_stats;

@@ -23,6 +23,8 @@ struct rio_file {
     char *filename;             /* as the user gave it, prefix included */
     int amode;
     struct rio_hints hints;
+    int write_only;             /* this rank's file cannot be read (opened write-only):
+                                   the hints whose effect reads the file stay disabled */
     struct rio_store st;
     int store_open;
 
@@ -94,9 +96,33 @@ int rio__file_agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n);
 int rio__agree_gather_ranks(int ranks);
 
 /* ---- hints (hints.c) --------------------------------------------------- */
-void rio__hints_defaults(struct rio_hints *h);
-/** Apply info (may be MPI_INFO_NULL) and then RESONIO_HINTS on top. */
-void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open);
+/* The file layer's own hints. */
+struct rio_file_settings {
+    int file_perm;   /* -1 = default (0666 & ~umask) */
+    int no_indep_rw; /* romio_no_indep_rw */
+};
+extern const struct rio_settings_owner rio__file_settings_owner;
+static inline const struct rio_file_settings *rio__file_settings(const struct rio_hints *h)
+{
+    return rio__settings_get(h, &rio__file_settings_owner);
+}
+/** The i-th owner of hints (the file layer's, the storage layer's and its
+ *  drivers', the collective engine's, the selector's, the independent
+ *  layer's); NULL past the last.  Static storage. */
+const struct rio_settings_owner *rio__hints_owner_at(int i);
+/** Set h to every owner's defaults.  Local.  Returns 0 or RIO_E_NOMEM (h
+ *  then holds no owners and reads the defaults; rio__hints_free is safe). */
+int rio__hints_defaults(struct rio_hints *h);
+/** Apply info (may be MPI_INFO_NULL) and then RESONIO_HINTS on top.  With
+ *  no_reads (the file cannot be read) the keys whose effect reads the file
+ *  are left alone. */
+void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open, int no_reads);
+/** Turn off, for good, every key whose effect reads the file (romio_ds_write,
+ *  ds_in_coll): the file was opened write-only.  Local. */
+void rio__hints_no_reads(struct rio_hints *h);
+/** Set one key from its text as an info value at open would.  Returns 0,
+ *  or -1 for an unknown key or a malformed value.  Local (tests, tools). */
+int rio__hints_set(struct rio_hints *h, const char *key, const char *val);
 /* The hints file (ROMIO_HINTS, else /etc/romio-hints): read on one rank,
  * broadcast by the caller, applied at open beneath the info. */
 #define RIO_HINTFILE_MAX 16384

@@ -1,11 +1,15 @@
 /*
- * hints.c — MPI_Info hints of a file: defaults, parsing, and the info
- * object of values in effect.
+ * hints.c — MPI_Info hints of a file: the owners' tables gathered,
+ * parsing, and the info object of values in effect.
  *
- * One table lists every key resonio understands with where its value lives
- * and how it parses, so parsing and MPI_File_get_info cannot disagree.
- * Values come, lowest first, from the hints file (at open only), the info
- * object given to open/set_view/set_info and RESONIO_HINTS
+ * Each owner of hints (this layer, the storage layer and each storage
+ * driver, the collective engine, the selector, the independent layer)
+ * declares its keys and its settings struct in its own files
+ * (common/settings.h); this file only lists the layers, asks the storage
+ * layer for its drivers', and walks the tables, so parsing, defaults and
+ * MPI_File_get_info cannot disagree, and a new driver's key needs no line
+ * here.  Values come, lowest first, from the hints file (at open only),
+ * the info object given to open/set_view/set_info and RESONIO_HINTS
  * ("key=value;key=value"), which wins, so a job script can steer an
  * unmodified program.  The hints file is ROMIO's: the file named by
  * ROMIO_HINTS, else /etc/romio-hints, of "key value" lines; as in ROMIO a
@@ -16,12 +20,15 @@
  * opens is seen.  Unknown keys are ignored as the standard requires; a
  * known key with a malformed value, and a malformed line of the file, are
  * ignored with a warning when RESONIO_VERBOSE is set.  Keys that fix the
- * file's layout (striping, file_perm) are honoured only at open.  As in
- * ROMIO, a key given twice in the hints file counts at its first line, and
- * romio_no_indep_rw at open enables collective buffering both ways.
+ * file's layout or driver (RIO_SET_OPEN_ONLY) are honoured only at open.
+ * As in ROMIO, a key given twice in the hints file counts at its first
+ * line, and romio_no_indep_rw at open enables collective buffering both
+ * ways.  access_style is not a key: nothing would read it, and the
+ * standard lets an implementation ignore any key.
  */
 #include "file_int.h"
 #include "../indep/indep.h"
+#include "../select/select.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,77 +38,48 @@
 #include <strings.h>
 #include <unistd.h>
 
-enum kind { K_SIZE, K_INT, K_TRI, K_BOOL, K_STR, K_PERM, K_METHOD, K_CBLIST };
-
-struct key {
-    const char *name;
-    enum kind kind;
-    size_t off;
-    int open_only;
-};
-
-#define F(member) offsetof(struct rio_hints, member)
-static const struct key keys[] = {
-    {"cb_buffer_size", K_SIZE, F(cb_buffer_size), 0},
-    {"cb_nodes", K_INT, F(cb_nodes), 0},
-    {"romio_cb_read", K_TRI, F(romio_cb_read), 0},
-    {"romio_cb_write", K_TRI, F(romio_cb_write), 0},
-    {"romio_ds_read", K_TRI, F(romio_ds_read), 0},
-    {"romio_ds_write", K_TRI, F(romio_ds_write), 0},
-    {"ind_rd_buffer_size", K_SIZE, F(ind_rd_buffer_size), 0},
-    {"ind_wr_buffer_size", K_SIZE, F(ind_wr_buffer_size), 0},
-    {"striping_unit", K_SIZE, F(striping_unit), 1},
-    {"striping_factor", K_INT, F(striping_factor), 1},
-    {"file_perm", K_PERM, F(file_perm), 1},
-    {"romio_no_indep_rw", K_BOOL, F(no_indep_rw), 1},
-    {"direct_read", K_TRI, F(direct_read), 1},
-    {"direct_write", K_TRI, F(direct_write), 1},
-    {"cb_config_list", K_CBLIST, F(cb_config_list), 0},
-    {"access_style", K_STR, F(access_style), 0},
-    {"resonio_indep_method", K_METHOD, F(indep_method), 0},
-    {"resonio_strategy", K_STR, F(strategy), 0},
-    {"resonio_ranks_per_node", K_INT, F(ranks_per_node), 0},
-    {"resonio_fault", K_STR, F(fault), 1},
-    {"resonio_uring", K_TRI, F(uring), 0},
-    {"CO", K_INT, F(co), 0},
-    {"big_req_size", K_SIZE, F(big_req_size), 0},
-    {"ds_in_coll", K_TRI, F(ds_in_coll), 0},
-    {"same_io_size", K_BOOL, F(same_io_size), 0},
-    {"contiguous_data", K_BOOL, F(contiguous_data), 0},
-    {"resonio_shm", K_TRI, F(shm), 0},
-    {"resonio_select_calls", K_INT, F(select_calls), 0},
-    {"resonio_select_threshold", K_STR, F(select_threshold), 0},
-    {"resonio_select_prune", K_STR, F(select_prune), 0},
-    {"resonio_select_patience", K_INT, F(select_patience), 0},
-    {"resonio_select_candidates", K_STR, F(select_candidates), 0},
-    {"resonio_select_reuse", K_TRI, F(select_reuse), 0},
-    {"resonio_profile", K_STR, F(profile), 1},
-    {"resonio_delay", K_STR, F(delay), 0},
-    {"resonio_emu_dir", K_STR, F(emu_dir), 1},
+/* file_perm and romio_no_indep_rw act at open, on the file itself. */
+#define F(m) offsetof(struct rio_file_settings, m)
+static const struct rio_setting file_keys[] = {
+    {"file_perm", RIO_SET_PERM, F(file_perm), NULL, RIO_SET_OPEN_ONLY,
+     "octal permissions of a created file (unset: 0666 less the umask)", NULL, NULL},
+    {"romio_no_indep_rw", RIO_SET_BOOL, F(no_indep_rw), "false", RIO_SET_OPEN_ONLY,
+     "the program makes collective calls only: ranks that aggregate nothing do not open",
+     NULL, NULL},
 };
 #undef F
 
-void rio__hints_defaults(struct rio_hints *h)
+const struct rio_settings_owner rio__file_settings_owner =
+    RIO_SETTINGS_OWNER("file", struct rio_file_settings, file_keys);
+
+/* The layers' owners; the storage layer's own and its drivers' come after
+ * the first (rio__store_settings_owner_at). */
+static const struct rio_settings_owner *const layers[] = {
+    &rio__file_settings_owner,
+    &rio__coll_settings_owner,
+    &rio__indep_settings_owner,
+    &rio__select_settings_owner,
+};
+#define NLAYERS ((int)(sizeof layers / sizeof layers[0]))
+
+/* Contract in file_int.h. */
+const struct rio_settings_owner *rio__hints_owner_at(int i)
 {
-    memset(h, 0, sizeof *h);
-    h->cb_buffer_size = 16LL << 20;
-    h->ind_rd_buffer_size = 4LL << 20;
-    h->ind_wr_buffer_size = 512LL << 10;
-    h->file_perm = -1;
-    h->co = 1;
-    h->ds_in_coll = RIO_DISABLE;
-    h->select_calls = 3;
-    h->select_patience = 2;
+    if (i < 0)
+        return NULL;
+    if (i < NLAYERS)
+        return layers[i];
+    return rio__store_settings_owner_at(i - NLAYERS);
+}
+
+int rio__hints_defaults(struct rio_hints *h)
+{
+    return rio__settings_init(h, rio__hints_owner_at);
 }
 
 void rio__hints_free(struct rio_hints *h)
 {
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i].kind == K_STR || keys[i].kind == K_CBLIST) {
-            char **p = (char **)((char *)h + keys[i].off);
-            free(*p);
-            *p = NULL;
-        }
+    rio__settings_free(h);
 }
 
 static int verbose(void)
@@ -110,114 +88,47 @@ static int verbose(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-/* Parse a size with an optional k/m/g suffix (powers of two). */
-static int parse_size(const char *s, long long *out)
+/* Set key from val as the rules say; returns 0, 1 when the key is not
+ * set (unknown, open-only after open, locked off by no_reads) or -1 for a
+ * malformed value. */
+static int set_one(struct rio_hints *h, const char *key, const char *val, int at_open,
+                   int no_reads)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || v < 0)
-        return -1;
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end)
-        return -1;
-    *out = v;
-    return 0;
+    void *block;
+    const struct rio_setting *k = rio__settings_find(h, key, &block);
+    if (!k || ((k->flags & RIO_SET_OPEN_ONLY) && !at_open) ||
+        (no_reads && (k->flags & RIO_SET_READS_FILE)))
+        return 1;
+    return rio__settings_parse(k, block, val);
 }
 
-/* Set one key; returns 0, or -1 for a malformed value. */
-static int set_key(struct rio_hints *h, const struct key *k, const char *val)
-{
-    void *p = (char *)h + k->off;
-    long long v;
-    switch (k->kind) {
-    case K_SIZE:
-        if (parse_size(val, &v) || v == 0)
-            return -1;
-        *(long long *)p = v;
-        return 0;
-    case K_INT:
-        if (parse_size(val, &v) || v > 1 << 30)
-            return -1;
-        *(int *)p = (int)v;
-        return 0;
-    case K_PERM: {
-        char *end;
-        long m = strtol(val, &end, 8);
-        if (end == val || *end || m < 0 || m > 07777)
-            return -1;
-        *(int *)p = (int)m;
-        return 0;
-    }
-    case K_TRI:
-        if (!strcasecmp(val, "enable") || !strcasecmp(val, "true"))
-            *(enum rio_tristate *)p = RIO_ENABLE;
-        else if (!strcasecmp(val, "disable") || !strcasecmp(val, "false"))
-            *(enum rio_tristate *)p = RIO_DISABLE;
-        else if (!strcasecmp(val, "automatic") || !strcasecmp(val, "auto"))
-            *(enum rio_tristate *)p = RIO_AUTO;
-        else
-            return -1;
-        return 0;
-    case K_BOOL:
-        if (!strcasecmp(val, "true") || !strcasecmp(val, "enable") || !strcasecmp(val, "yes") ||
-            !strcmp(val, "1"))
-            *(int *)p = 1;
-        else if (!strcasecmp(val, "false") || !strcasecmp(val, "disable") ||
-                 !strcasecmp(val, "no") || !strcmp(val, "0"))
-            *(int *)p = 0;
-        else
-            return -1;
-        return 0;
-    case K_METHOD:
-        for (int i = 0; i < RIO_INDEP_NMETHODS; i++)
-            if (!strcasecmp(val, rio__indep_method_name((enum rio_indep_method)i))) {
-                *(enum rio_indep_method *)p = (enum rio_indep_method)i;
-                return 0;
-            }
-        return -1;
-    case K_CBLIST: { /* name[:N],...: checked here so that a bad list is ignored whole */
-        int names_host;
-        if (rio__coll_config_list_check(val, &names_host))
-            return -1;
-    }
-    /* fall through */
-    case K_STR: {
-        char *d = rio__strdup(val);
-        if (!d)
-            return -1;
-        free(*(char **)p);
-        *(char **)p = d;
-        return 0;
-    }
-    }
-    return -1;
-}
-
-static void apply_one(struct rio_hints *h, const char *key, const char *val, int at_open)
+static void apply_one(struct rio_hints *h, const char *key, const char *val, int at_open,
+                      int no_reads)
 {
     /* The Lustre driver's directIO covers both directions. */
     if (!strcmp(key, "directIO")) {
-        apply_one(h, "direct_read", val, at_open);
-        apply_one(h, "direct_write", val, at_open);
+        apply_one(h, "direct_read", val, at_open, no_reads);
+        apply_one(h, "direct_write", val, at_open, no_reads);
         return;
     }
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (strcmp(keys[i].name, key))
-            continue;
-        if (keys[i].open_only && !at_open)
-            return;
-        if (h->write_only && (keys[i].off == offsetof(struct rio_hints, romio_ds_write) ||
-                              keys[i].off == offsetof(struct rio_hints, ds_in_coll)))
-            return;
-        if (set_key(h, &keys[i], val) && verbose())
-            fprintf(stderr, "resonio: ignoring hint %s=%s: malformed value\n", key, val);
-        return;
+    if (set_one(h, key, val, at_open, no_reads) < 0 && verbose())
+        fprintf(stderr, "resonio: ignoring hint %s=%s: malformed value\n", key, val);
+}
+
+/* Contract in file_int.h. */
+int rio__hints_set(struct rio_hints *h, const char *key, const char *val)
+{
+    return set_one(h, key, val, 1, 0) ? -1 : 0;
+}
+
+/* Contract in file_int.h. */
+void rio__hints_no_reads(struct rio_hints *h)
+{
+    for (int i = 0; i < h->n; i++) {
+        const struct rio_settings_owner *o = h->slot[i].owner;
+        for (int k = 0; k < o->nkeys; k++)
+            if ((o->keys[k].flags & RIO_SET_READS_FILE) && o->keys[k].kind == RIO_SET_TRI)
+                *(enum rio_tristate *)((char *)h->slot[i].block + o->keys[k].off) = RIO_DISABLE;
     }
 }
 
@@ -226,11 +137,13 @@ static void apply_one(struct rio_hints *h, const char *key, const char *val, int
  * (MPI_File_get_info says so), over the info's romio_cb_* keys. */
 static void no_indep_implies_cb(struct rio_hints *h)
 {
-    if (h->no_indep_rw)
-        h->romio_cb_read = h->romio_cb_write = RIO_ENABLE;
+    if (rio__file_settings(h)->no_indep_rw) {
+        set_one(h, "romio_cb_read", "enable", 1, 0);
+        set_one(h, "romio_cb_write", "enable", 1, 0);
+    }
 }
 
-void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
+void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open, int no_reads)
 {
     if (info != MPI_INFO_NULL) {
         int n = 0;
@@ -242,12 +155,12 @@ void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
                 continue;
             if (MPI_Info_get(info, key, (int)sizeof val - 1, val, &flag) != MPI_SUCCESS || !flag)
                 continue;
-            apply_one(h, key, val, at_open);
+            apply_one(h, key, val, at_open, no_reads);
         }
     }
     if (at_open)
         no_indep_implies_cb(h);
-    int no_indep_before = h->no_indep_rw;
+    int no_indep_before = rio__file_settings(h)->no_indep_rw;
     const char *env = getenv("RESONIO_HINTS");
     if (env && *env) {
         char *copy = rio__strdup(env), *save = NULL;
@@ -261,7 +174,7 @@ void rio__hints_apply(struct rio_hints *h, MPI_Info info, int at_open)
                 continue;
             }
             *eq = '\0';
-            apply_one(h, kv, eq + 1, at_open);
+            apply_one(h, kv, eq + 1, at_open, no_reads);
         }
         free(copy);
         /* RESONIO_HINTS's own romio_cb_* keys win unless it also turned
@@ -360,14 +273,9 @@ void rio__hints_file_apply(struct rio_hints *h, MPI_Info info, char *text, const
         if (nseen < cap)
             seen[nseen++] = key;
         if (!info_has(info, key))
-            apply_one(h, key, val, 1);
+            apply_one(h, key, val, 1, 0);
     }
     free(seen);
-}
-
-static const char *tri_name(enum rio_tristate t)
-{
-    return t == RIO_ENABLE ? "enable" : t == RIO_DISABLE ? "disable" : "automatic";
 }
 
 int rio__hints_to_info(const struct rio_hints *h, MPI_Info *out)
@@ -375,43 +283,13 @@ int rio__hints_to_info(const struct rio_hints *h, MPI_Info *out)
     MPI_Info info;
     if (MPI_Info_create(&info) != MPI_SUCCESS)
         return RIO_E_NOMEM;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const void *p = (const char *)h + keys[i].off;
-        char val[64];
-        const char *v = val;
-        switch (keys[i].kind) {
-        case K_SIZE:
-            if (*(const long long *)p == 0)
-                continue;
-            snprintf(val, sizeof val, "%lld", *(const long long *)p);
-            break;
-        case K_INT:
-            if (*(const int *)p == 0)
-                continue;
-            snprintf(val, sizeof val, "%d", *(const int *)p);
-            break;
-        case K_PERM:
-            if (*(const int *)p < 0)
-                continue;
-            snprintf(val, sizeof val, "%o", *(const int *)p);
-            break;
-        case K_TRI:
-            v = tri_name(*(const enum rio_tristate *)p);
-            break;
-        case K_BOOL:
-            v = *(const int *)p ? "true" : "false";
-            break;
-        case K_METHOD:
-            v = rio__indep_method_name(*(const enum rio_indep_method *)p);
-            break;
-        case K_STR:
-        case K_CBLIST:
-            v = *(char *const *)p;
-            if (!v)
-                continue;
-            break;
+    for (int i = 0; i < h->n; i++) {
+        const struct rio_settings_owner *o = h->slot[i].owner;
+        for (int k = 0; k < o->nkeys; k++) {
+            char val[1024];
+            if (rio__settings_format(&o->keys[k], h->slot[i].block, val, sizeof val) == 0)
+                MPI_Info_set(info, o->keys[k].name, val);
         }
-        MPI_Info_set(info, keys[i].name, v);
     }
     *out = info;
     return 0;

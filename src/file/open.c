@@ -136,12 +136,11 @@ static void file_free(rio_file *fh)
 
 /* A rank that opens the file write-only cannot read it: no data sieving
  * of writes and no read-modify-write of collective rounds, now or after a
- * later set_info or set_view (hints.c keeps them off). */
+ * later set_info or set_view (which pass write_only to rio__hints_apply). */
 static void no_reads(rio_file *fh)
 {
-    fh->hints.romio_ds_write = RIO_DISABLE;
-    fh->hints.ds_in_coll = RIO_DISABLE;
-    fh->hints.write_only = 1;
+    rio__hints_no_reads(&fh->hints);
+    fh->write_only = 1;
 }
 
 static int open_store(rio_file *fh, int create, int excl)
@@ -151,17 +150,15 @@ static int open_store(rio_file *fh, int create, int excl)
      * file; rank 0 opens at once to create it and report errors.  Ranks
      * that defer open it write-only under MPI_MODE_WRONLY, so no rank
      * reads to write (every rank alike, as any may aggregate). */
-    if (fh->hints.no_indep_rw && (fh->amode & MPI_MODE_WRONLY))
+    const struct rio_file_settings *fs = rio__file_settings(&fh->hints);
+    mode_t perm = fs->file_perm >= 0 ? (mode_t)fs->file_perm : 0666;
+    if (fs->no_indep_rw && (fh->amode & MPI_MODE_WRONLY))
         no_reads(fh);
-    if (fh->hints.no_indep_rw && fh->rank != 0) {
+    if (fs->no_indep_rw && fh->rank != 0) {
         int how = fh->amode & MPI_MODE_RDONLY ? O_RDONLY : fh->amode & MPI_MODE_WRONLY ? O_WRONLY
                                                                                          : O_RDWR;
-        return rio__store_open_deferred(&fh->st, fh->filename, oflags | how,
-                                        fh->hints.file_perm >= 0 ? (mode_t)fh->hints.file_perm
-                                                                 : 0666,
-                                        &fh->hints);
+        return rio__store_open_deferred(&fh->st, fh->filename, oflags | how, perm, &fh->hints);
     }
-    mode_t perm = fh->hints.file_perm >= 0 ? (mode_t)fh->hints.file_perm : 0666;
     if (create)
         oflags |= O_CREAT;
     if (excl)
@@ -232,7 +229,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
             fh->etype = fh->filetype = MPI_DATATYPE_NULL;
             fh->filename = rio__strdup(filename);
         }
-        if (!fh || !fh->filename)
+        if (!fh || !fh->filename || rio__hints_defaults(&fh->hints))
             err = RIO_E_NOMEM;
     }
     err = rio__file_agree(comm, err);
@@ -246,12 +243,11 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     fh->report = rio__stats_wanted();
     rio__file_errh_init(fh);
     fh->st.stats = &fh->stats;
-    rio__hints_defaults(&fh->hints);
     if (hint_len >= 0) {
         MPI_Bcast(hint_text, hint_len + 1, MPI_CHAR, 0, fh->comm);
         rio__hints_file_apply(&fh->hints, info, hint_text, hint_name, fh->rank == 0);
     }
-    rio__hints_apply(&fh->hints, info, 1);
+    rio__hints_apply(&fh->hints, info, 1, 0);
 
     /* Rank 0 creates; the others follow once it has. */
     int create = !!(amode & MPI_MODE_CREATE), excl = !!(amode & MPI_MODE_EXCL);
@@ -293,7 +289,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
      * collective call, where every rank has the file open; so does one
      * whose context could not be made here (the call reports why: a failed
      * rio__coll_ctx_create leaves fh->coll NULL, on every rank). */
-    if (!err && !fh->hints.no_indep_rw &&
+    if (!err && !rio__file_settings(&fh->hints)->no_indep_rw &&
         !rio__file_agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll)))
         rio__coll_select_open(fh->coll, &fh->st, &fh->hints);
     if (err)
@@ -306,6 +302,7 @@ fail:
     return rio__file_return_name(err, op, filename);
 fail_local:
     if (fh) {
+        rio__hints_free(&fh->hints); /* another rank may have failed */
         free(fh->filename);
         free(fh);
     }
@@ -359,8 +356,8 @@ int rio_file_delete(const char *filename, MPI_Info info)
         rio__err_detail("null or empty file name");
         return rio__file_return_name(RIO_E_ARG, op, filename);
     }
-    rio__hints_defaults(&h);
-    rio__hints_apply(&h, info, 1);
+    if (rio__hints_defaults(&h) == 0) /* else the defaults serve */
+        rio__hints_apply(&h, info, 1, 0);
     const char *path;
     if (!rio__store_find(filename, &path)) {
         err = RIO_E_DRIVER;
@@ -475,7 +472,7 @@ int rio_file_set_info(rio_file *fh, MPI_Info info)
     int err = rio__file_check(fh);
     if (err)
         return rio__file_return(fh, err, "MPI_File_set_info");
-    rio__hints_apply(&fh->hints, info, 0);
+    rio__hints_apply(&fh->hints, info, 0, fh->write_only);
     err = rio__file_agree(fh->comm, 0);
     return rio__file_return(fh, err, "MPI_File_set_info");
 }

@@ -291,7 +291,7 @@ agree:
         return rio__file_return(fh, err, op);
     }
     install(fh, disp, et, ft, et_dt, ft_dt, datarep, drep, overlaps, overlaps_any);
-    rio__hints_apply(&fh->hints, info, 0);
+    rio__hints_apply(&fh->hints, info, 0, fh->write_only);
     fh->fp_ind = 0;
     if (fh->rank == 0)
         err = rio__shared_set(fh, 0);

@@ -90,6 +90,35 @@ const char *rio_indep_method_name(int i)
     return i >= 0 && i < RIO_INDEP_NMETHODS - 1 ? method_names[i + 1] : NULL;
 }
 
+/* resonio_indep_method's values: the names, auto included, by enum. */
+static const char *method_choice(int i)
+{
+    return i >= 0 && i < RIO_INDEP_NMETHODS ? method_names[i] : NULL;
+}
+
+/* The layer's keys: what datatype-io.txt and ROMIO call data sieving, and
+ * the method a program may force.  romio_ds_write makes writes read the
+ * file, so a file that cannot be read keeps it off. */
+#define F(m) offsetof(struct rio_indep_settings, m)
+static const struct rio_setting indep_keys[] = {
+    {"romio_ds_read", RIO_SET_TRI, F(romio_ds_read), "automatic", 0,
+     "data sieving of independent reads (enable/disable/automatic)", NULL, NULL},
+    {"romio_ds_write", RIO_SET_TRI, F(romio_ds_write), "automatic", RIO_SET_READS_FILE,
+     "data sieving of independent writes; under two_phase/every_rank also how a round with "
+     "holes is written",
+     NULL, NULL},
+    {"ind_rd_buffer_size", RIO_SET_SIZE, F(ind_rd_buffer_size), "4m", 0,
+     "window of a sieved read", NULL, NULL},
+    {"ind_wr_buffer_size", RIO_SET_SIZE, F(ind_wr_buffer_size), "512k", 0,
+     "window of a sieved write", NULL, NULL},
+    {"resonio_indep_method", RIO_SET_CHOICE, F(indep_method), "auto", 0,
+     "force an independent method: contig, posix, sieve, list, dtype", method_choice, NULL},
+};
+#undef F
+
+const struct rio_settings_owner rio__indep_settings_owner =
+    RIO_SETTINGS_OWNER("indep", struct rio_indep_settings, indep_keys);
+
 #define IOV_BATCH 1024
 #define POSIX_MIN_REGION ((MPI_Offset)256 << 10)
 #define SIEVE_READ_WINDOW 32768.0 /* r / d */
@@ -266,10 +295,10 @@ int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, 
 
 enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
 {
-    const struct rio_hints *h = req->st ? req->st->hints : NULL;
+    const struct rio_indep_settings *h = rio__indep_settings(req->st ? req->st->hints : NULL);
     if (req->method != RIO_INDEP_AUTO)
         return req->method;
-    if (h && h->indep_method != RIO_INDEP_AUTO)
+    if (h->indep_method != RIO_INDEP_AUTO)
         return h->indep_method;
     if (req->nbytes <= 0)
         return RIO_INDEP_CONTIG;
@@ -284,7 +313,7 @@ enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
     if (span <= req->nbytes)
         return RIO_INDEP_CONTIG; /* the request is one file region */
 
-    enum rio_tristate ds = !h ? RIO_AUTO : req->write ? h->romio_ds_write : h->romio_ds_read;
+    enum rio_tristate ds = req->write ? h->romio_ds_write : h->romio_ds_read;
     if (ds == RIO_ENABLE)
         return RIO_INDEP_SIEVE; /* ROMIO: enable means sieve noncontiguous access */
     double mean = (double)fi->size / (double)fi->regions;

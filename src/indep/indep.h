@@ -16,7 +16,10 @@
  *   dtype   datatype I/O: both dataloops iterated straight into batches
  *
  * rio__indep_rw picks one from the access shape (density of the file
- * extent, region count and size) unless hints->indep_method forces one.
+ * extent, region count and size) unless the resonio_indep_method hint
+ * forces one.  The layer's hints (data sieving, the forced method) are its
+ * own settings, declared in indep.c's key table and read through
+ * rio__indep_settings.
  */
 #ifndef RIO_INDEP_H
 #define RIO_INDEP_H
@@ -24,6 +27,31 @@
 #include "../common/common.h"
 #include "../dtype/dtype.h"
 #include "../store/store.h"
+
+enum rio_indep_method {
+    RIO_INDEP_AUTO = 0,
+    RIO_INDEP_CONTIG,   /* one request, file side contiguous */
+    RIO_INDEP_POSIX,    /* one request per region */
+    RIO_INDEP_SIEVE,    /* data sieving */
+    RIO_INDEP_LIST,     /* list I/O */
+    RIO_INDEP_DTYPE,    /* datatype I/O */
+    RIO_INDEP_NMETHODS  /* how many there are, auto included; names in indep.c */
+};
+
+/* The independent layer's hints (keys in indep.c). */
+struct rio_indep_settings {
+    enum rio_tristate romio_ds_read, romio_ds_write;
+    long long ind_rd_buffer_size; /* default 4 MiB */
+    long long ind_wr_buffer_size; /* default 512 KiB */
+    enum rio_indep_method indep_method; /* resonio_indep_method */
+};
+extern const struct rio_settings_owner rio__indep_settings_owner;
+/** The independent layer's settings in h (zeros when h is NULL or has no
+ *  owners); lives as long as h. */
+static inline const struct rio_indep_settings *rio__indep_settings(const struct rio_hints *h)
+{
+    return rio__settings_get(h, &rio__indep_settings_owner);
+}
 
 struct rio_indep_req {
     struct rio_store *st;

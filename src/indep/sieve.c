@@ -79,15 +79,11 @@
 #include <errno.h>
 #include <string.h>
 
-#define DEFAULT_RD_WINDOW ((long long)4 << 20)
-#define DEFAULT_WR_WINDOW ((long long)512 << 10)
-
 static MPI_Offset window_size(const struct rio_indep_req *req, MPI_Offset span)
 {
-    const struct rio_hints *h = req->st->hints;
-    long long w = req->write ? (h ? h->ind_wr_buffer_size : 0) : (h ? h->ind_rd_buffer_size : 0);
-    if (w <= 0)
-        w = req->write ? DEFAULT_WR_WINDOW : DEFAULT_RD_WINDOW;
+    const struct rio_indep_settings *h = rio__indep_settings(req->st->hints);
+    /* > 0: the keys' defaults are in indep.c's table, and a value of 0 is refused */
+    long long w = req->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
     return RIO_MAX(1, RIO_MIN((MPI_Offset)w, span));
 }
 

@@ -68,8 +68,36 @@ static void number_hint(struct rio_select *s, const struct num_hint *nh, const c
         fprintf(stderr, "resonio: ignoring %s=%s\n", nh->key, text);
 }
 
-void rio__select_configure(struct rio_select *s, const struct rio_hints *h)
+/* Threshold and prune stay text here: select.c parses them, so that it
+ * can warn once per file about a value out of range. */
+#define F(m) offsetof(struct rio_select_settings, m)
+static const struct rio_setting select_keys[] = {
+    {"resonio_select_calls", RIO_SET_INT, F(select_calls), "3", 0,
+     "calls per candidate in an examination", NULL, NULL},
+    {"resonio_select_threshold", RIO_SET_STR, F(select_threshold), NULL, 0,
+     "shortfall below the examined mean that starts a re-examination (unset: 0.15)", NULL,
+     NULL},
+    {"resonio_select_prune", RIO_SET_STR, F(select_prune), NULL, 0,
+     "drop a candidate whose first call is below this fraction of another's mean (unset: 0.5)",
+     NULL, NULL},
+    {"resonio_select_patience", RIO_SET_INT, F(select_patience), "2", 0,
+     "consecutive slow calls before a re-examination", NULL, NULL},
+    {"resonio_select_candidates", RIO_SET_STR, F(select_candidates), NULL, 0,
+     "comma list restricting the candidates", NULL, NULL},
+    {"resonio_select_reuse", RIO_SET_TRI, F(select_reuse), "automatic", 0,
+     "start from earlier files' decisions (enable: and their unfinished examinations)", NULL,
+     NULL},
+    {"resonio_profile", RIO_SET_STR, F(profile), NULL, RIO_SET_OPEN_ONLY,
+     "file keeping the selector's decisions across runs (else RESONIO_PROFILE)", NULL, NULL},
+};
+#undef F
+
+const struct rio_settings_owner rio__select_settings_owner =
+    RIO_SETTINGS_OWNER("select", struct rio_select_settings, select_keys);
+
+void rio__select_configure(struct rio_select *s, const struct rio_hints *hints)
 {
+    const struct rio_select_settings *h = rio__select_settings(hints);
     static const struct num_hint threshold = {"resonio_select_threshold", 0.15, 0, 10, 0};
     static const struct num_hint prune = {"resonio_select_prune", 0.5, 0, 1, 1};
     s->calls_per = h->select_calls > 0 ? h->select_calls : 3;
@@ -84,9 +112,10 @@ void rio__select_configure(struct rio_select *s, const struct rio_hints *h)
     s->configured = 1;
 }
 
-int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *storage,
+int rio__select_create(MPI_Comm comm, const struct rio_hints *hints, const char *storage,
                        struct rio_select **out)
 {
+    const struct rio_select_settings *h = rio__select_settings(hints);
     struct rio_select *s = rio__calloc(1, sizeof *s);
     const char *path = h->profile ? h->profile : getenv("RESONIO_PROFILE");
     *out = NULL;
@@ -100,7 +129,7 @@ int rio__select_create(MPI_Comm comm, const struct rio_hints *h, const char *sto
         return ok ? RIO_E_REMOTE : RIO_E_NOMEM;
     }
     MPI_Comm_rank(comm, &s->rank);
-    rio__select_configure(s, h);
+    rio__select_configure(s, hints);
     snprintf(s->storage, sizeof s->storage, "%s", storage);
     int rc = rio__select_profile_load(s, comm);
     if (!rc)

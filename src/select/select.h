@@ -26,9 +26,31 @@ struct rio_sel_sig {
 
 struct rio_select;
 
+/* The selector's hints (keys in select.c). */
+struct rio_select_settings {
+    int select_calls;               /* resonio_select_calls: calls per candidate (3) */
+    char *select_threshold;         /* resonio_select_threshold (0.15), owned */
+    char *select_prune;             /* resonio_select_prune (0.5; 0 off), owned */
+    int select_patience;            /* resonio_select_patience: consecutive deviating
+                                       calls that start a re-examination (2) */
+    char *select_candidates;        /* resonio_select_candidates: comma list, owned */
+    enum rio_tristate select_reuse; /* resonio_select_reuse: start from the decisions of
+                                       earlier files of this process (default automatic);
+                                       enable: and go on with their unfinished
+                                       examinations */
+    char *profile;                  /* resonio_profile: path, owned */
+};
+extern const struct rio_settings_owner rio__select_settings_owner;
+/** The selector's settings in h (its defaults when h is NULL or has no
+ *  owners); lives as long as h. */
+static inline const struct rio_select_settings *rio__select_settings(const struct rio_hints *h)
+{
+    return rio__settings_get(h, &rio__select_settings_owner);
+}
+
 /**
  * Make the selector of one file.  Collective over comm: rank 0 reads the
- * profile (hints->profile, else RESONIO_PROFILE; none: no profile) and
+ * profile (resonio_profile, else RESONIO_PROFILE; none: no profile) and
  * broadcasts it.  storage names the storage and its layout (decisions are
  * kept per storage).  A missing, truncated, corrupted or other-version
  * profile is ignored (with a warning under RESONIO_VERBOSE).

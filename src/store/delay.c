@@ -34,6 +34,18 @@ struct dspec {
     int rank;
 };
 
+/* resonio_delay: the spec, else RESONIO_DELAY; read at each request, so
+ * set_info changes it for the open file. */
+struct delay_settings {
+    char *spec; /* owned */
+};
+static const struct rio_setting delay_keys[] = {
+    {"resonio_delay", RIO_SET_STR, offsetof(struct delay_settings, spec), NULL, 0,
+     "how the delay: driver slows requests (else RESONIO_DELAY)", NULL, NULL},
+};
+static const struct rio_settings_owner delay_owner =
+    RIO_SETTINGS_OWNER("delay", struct delay_settings, delay_keys);
+
 struct xfile {
     struct rio_store_wrap w; /* first: wrap.c's view of this state */
     char spec_text[256];   /* the spec dspec was parsed from */
@@ -79,7 +91,8 @@ static void parse(const char *text, struct dspec *d)
 static void pause_for(struct rio_store *st, MPI_Offset len)
 {
     struct xfile *xf = xf_of(st);
-    const char *text = st->hints && st->hints->delay ? st->hints->delay : getenv("RESONIO_DELAY");
+    const struct delay_settings *s = rio__settings_get(st->hints, &delay_owner);
+    const char *text = s->spec ? s->spec : getenv("RESONIO_DELAY");
     if (!text)
         text = "";
     if (strcmp(text, xf->spec_text)) {
@@ -190,4 +203,5 @@ const struct rio_store_ops rio__store_delay = {
     .write_list = x_write_list,
     .write_view = x_write_view,
     .read_view = x_read_view,
+    .settings = &delay_owner,
 };

@@ -36,6 +36,18 @@ struct efile {
     struct rio_emu_layout lay;
 };
 
+/* resonio_emu_dir: the service's directory, else RESONIO_EMU_DIR. */
+struct emu_settings {
+    char *dir; /* owned */
+};
+static const struct rio_setting emu_keys[] = {
+    {"resonio_emu_dir", RIO_SET_STR, offsetof(struct emu_settings, dir), NULL,
+     RIO_SET_OPEN_ONLY, "directory of the resonio-emud service (else RESONIO_EMU_DIR)", NULL,
+     NULL},
+};
+static const struct rio_settings_owner emu_owner =
+    RIO_SETTINGS_OWNER("emu", struct emu_settings, emu_keys);
+
 static struct efile *ef_of(struct rio_store *st)
 {
     return st->priv;
@@ -43,7 +55,8 @@ static struct efile *ef_of(struct rio_store *st)
 
 static int connect_service(const struct rio_hints *hints, struct rio_emu_client **cl)
 {
-    const char *dir = hints && hints->emu_dir ? hints->emu_dir : getenv("RESONIO_EMU_DIR");
+    const struct emu_settings *s = rio__settings_get(hints, &emu_owner);
+    const char *dir = s->dir ? s->dir : getenv("RESONIO_EMU_DIR");
     if (!dir || !*dir) {
         rio__err_detail("no emu service directory: set the hint resonio_emu_dir or "
                         "RESONIO_EMU_DIR");
@@ -64,8 +77,9 @@ static int e_open(struct rio_store *st, const char *path, int oflags, mode_t per
     if ((rc = connect_service(hints, &ef->cl)))
         goto out;
     if (oflags & O_CREAT) {
-        int64_t unit = hints && hints->striping_unit > 0 ? hints->striping_unit : 0;
-        int count = hints && hints->striping_factor > 0 ? hints->striping_factor : 0;
+        const struct rio_store_settings *lay = rio__store_settings(hints);
+        int64_t unit = lay->striping_unit > 0 ? lay->striping_unit : 0;
+        int count = lay->striping_factor > 0 ? lay->striping_factor : 0;
         rc = rio__emu_create(ef->cl, path, unit, count, !!(oflags & O_EXCL), &ef->lay);
         if (rc == -EEXIST)
             rio__err_detail("emu file '%s' exists", path);
@@ -317,4 +331,5 @@ const struct rio_store_ops rio__store_emu = {
     .prefetch = e_prefetch,
     .write_view = e_write_view,
     .read_view = e_read_view,
+    .settings = &emu_owner,
 };

@@ -4,8 +4,9 @@
  * "fault:emu:NAME" the emu driver, and so on (wrap.c): every operation
  * not listed below is forwarded unchanged.
  *
- * The spec comes from hints->fault ("resonio_fault"), else the environment
- * variable RESONIO_FAULT; neither means a plain pass-through.  It is a
+ * The spec comes from the hint resonio_fault (this driver's key), else
+ * the environment variable RESONIO_FAULT; neither means a plain
+ * pass-through.  It is a
  * comma-separated list of key=value:
  *
  *   op=any|read|write|sync|open|size|lock   class of calls counted (any)
@@ -51,6 +52,18 @@ struct ffile {
     struct fspec spec;
     atomic_long count;
 };
+
+/* resonio_fault: the spec, else RESONIO_FAULT; read at open. */
+struct fault_settings {
+    char *spec; /* owned */
+};
+static const struct rio_setting fault_keys[] = {
+    {"resonio_fault", RIO_SET_STR, offsetof(struct fault_settings, spec), NULL,
+     RIO_SET_OPEN_ONLY, "what the fault: driver fails (op=,n=,err=,every=; else RESONIO_FAULT)",
+     NULL, NULL},
+};
+static const struct rio_settings_owner fault_owner =
+    RIO_SETTINGS_OWNER("fault", struct fault_settings, fault_keys);
 
 static const char *const class_names[] = {"any", "read", "write", "sync", "open", "size", "lock"};
 
@@ -149,7 +162,8 @@ static int fire_plain(struct ffile *ff, enum fclass cls)
 static int fault_open(struct rio_store *st, const char *path, int oflags, mode_t perm,
                       const struct rio_hints *hints)
 {
-    const char *text = hints && hints->fault ? hints->fault : getenv("RESONIO_FAULT");
+    const struct fault_settings *s = rio__settings_get(hints, &fault_owner);
+    const char *text = s->spec ? s->spec : getenv("RESONIO_FAULT");
     struct ffile *ff = rio__calloc(1, sizeof *ff);
     int rc;
     if (!ff)
@@ -345,4 +359,5 @@ const struct rio_store_ops rio__store_fault = {
     .unlock = fault_unlock,
     .write_view = fault_write_view,
     .read_view = fault_read_view,
+    .settings = &fault_owner,
 };

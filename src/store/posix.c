@@ -77,6 +77,33 @@ struct pfile {
 #endif
 };
 
+/* The driver's hints.  direct_read/direct_write are read at open (the
+ * second descriptor is opened then or never); resonio_uring at each list
+ * transfer.  Lustre's directIO sets both directions (file/hints.c). */
+struct posix_settings {
+    enum rio_tristate direct_read, direct_write;
+    enum rio_tristate uring; /* AUTO: the measured default (uring_default) */
+};
+
+#define F(m) offsetof(struct posix_settings, m)
+static const struct rio_setting posix_keys[] = {
+    {"direct_read", RIO_SET_TRI, F(direct_read), "automatic", RIO_SET_OPEN_ONLY,
+     "read through O_DIRECT; unaligned edges go through the page cache", NULL, NULL},
+    {"direct_write", RIO_SET_TRI, F(direct_write), "automatic", RIO_SET_OPEN_ONLY,
+     "write through O_DIRECT; unaligned edges go through the page cache", NULL, NULL},
+    {"resonio_uring", RIO_SET_TRI, F(uring), "automatic", 0,
+     "list I/O of noncontiguous regions through io_uring (automatic: as measured)", NULL, NULL},
+};
+#undef F
+
+static const struct rio_settings_owner posix_owner =
+    RIO_SETTINGS_OWNER("posix", struct posix_settings, posix_keys);
+
+static const struct posix_settings *settings(const struct rio_hints *h)
+{
+    return rio__settings_get(h, &posix_owner);
+}
+
 static struct pfile *pf_of(struct rio_store *st)
 {
     return st->priv;
@@ -97,7 +124,7 @@ static void direct_alignment(struct pfile *pf)
 }
 
 static void direct_open(struct pfile *pf, const char *path, int oflags,
-                        const struct rio_hints *hints)
+                        const struct posix_settings *s)
 {
     int dflags = (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_DIRECT | O_CLOEXEC;
     pf->dfd = open(path, dflags);
@@ -109,8 +136,8 @@ static void direct_open(struct pfile *pf, const char *path, int oflags,
         return;
     }
     direct_alignment(pf);
-    pf->direct_rd = hints->direct_read == RIO_ENABLE;
-    pf->direct_wr = hints->direct_write == RIO_ENABLE;
+    pf->direct_rd = s->direct_read == RIO_ENABLE;
+    pf->direct_wr = s->direct_write == RIO_ENABLE;
 }
 
 static int posix_open(struct rio_store *st, const char *path, int oflags, mode_t perm,
@@ -127,8 +154,9 @@ static int posix_open(struct rio_store *st, const char *path, int oflags, mode_t
         rc = -errno;
         goto out;
     }
-    if (hints && (hints->direct_read == RIO_ENABLE || hints->direct_write == RIO_ENABLE))
-        direct_open(pf, path, oflags, hints);
+    const struct posix_settings *s = settings(hints);
+    if (s->direct_read == RIO_ENABLE || s->direct_write == RIO_ENABLE)
+        direct_open(pf, path, oflags, s);
     rc = -pthread_mutex_init(&pf->mu, NULL);
     if (rc)
         goto out;
@@ -435,7 +463,7 @@ static int list_by_runs(struct pfile *pf, int wr, const struct rio_region *file,
 
 #ifdef RIO_HAVE_URING
 
-/* The default when hints->uring is AUTO.  Measured with
+/* The default when resonio_uring is automatic.  Measured with
  * resonio-micro-listio (tools/micro/listio_bench.c), 4096 regions per list,
  * microseconds per region, per-region calls vs io_uring, on this 2-core
  * machine (kernel 6.18, ext4 on virtio and tmpfs):
@@ -602,7 +630,7 @@ static int rw_list(struct rio_store *st, int wr, const struct rio_region *file,
     MPI_Offset got = 0;
     int rc;
 #ifdef RIO_HAVE_URING
-    enum rio_tristate want = st->hints ? st->hints->uring : RIO_AUTO;
+    enum rio_tristate want = settings(st->hints)->uring;
     int ring = want == RIO_ENABLE || (want == RIO_AUTO && uring_default(wr));
     /* Direct I/O needs the piecewise alignment handling of xfer_once, and
      * a list that is one run gains nothing from a ring. */
@@ -696,4 +724,5 @@ const struct rio_store_ops rio__store_posix = {
     .is_direct = posix_is_direct,
     .notes = posix_notes,
     .prefetch = posix_prefetch,
+    .settings = &posix_owner,
 };

@@ -52,6 +52,37 @@ static const struct prefix prefixes[] = {
     {"testfs:", NULL},
 };
 
+/* striping_unit and striping_factor: ROMIO's keys for the layout of a
+ * file, which rio__store_layout serves when the driver reports none. */
+#define F(m) offsetof(struct rio_store_settings, m)
+static const struct rio_setting store_keys[] = {
+    {"striping_unit", RIO_SET_SIZE, F(striping_unit), NULL, RIO_SET_OPEN_ONLY,
+     "stripe size assumed for the file", NULL, NULL},
+    {"striping_factor", RIO_SET_INT, F(striping_factor), NULL, RIO_SET_OPEN_ONLY,
+     "number of storage targets assumed for the file", NULL, NULL},
+};
+#undef F
+
+const struct rio_settings_owner rio__store_settings_owner =
+    RIO_SETTINGS_OWNER("store", struct rio_store_settings, store_keys);
+
+/* Contract in store.h. */
+const struct rio_settings_owner *rio__store_settings_owner_at(int i)
+{
+    if (i == 0)
+        return &rio__store_settings_owner;
+    int seen = 1;
+    for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++) {
+        const struct rio_settings_owner *o = prefixes[k].ops ? prefixes[k].ops->settings : NULL;
+        int dup = !o;
+        for (size_t j = 0; j < k && !dup; j++)
+            dup = prefixes[j].ops && prefixes[j].ops->settings == o;
+        if (!dup && seen++ == i)
+            return o;
+    }
+    return NULL;
+}
+
 const struct rio_store_ops *rio__store_find(const char *name, const char **path_out)
 {
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
@@ -586,8 +617,8 @@ void rio__store_layout(struct rio_store *st, struct rio_layout *out)
         out->known = 1;
         return;
     }
-    const struct rio_hints *h = st->hints;
-    if (h && h->striping_unit > 0) {
+    const struct rio_store_settings *h = rio__store_settings(st->hints);
+    if (h->striping_unit > 0) {
         out->unit = h->striping_unit;
         out->count = h->striping_factor > 0 ? h->striping_factor : 1;
         out->known = 1;

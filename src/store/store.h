@@ -130,6 +130,11 @@ struct rio_store_ops {
      * closes the inner file and frees st->priv, a NULL remove removes
      * through the driver the rest of the name gives. */
     int wraps;
+    /* The driver's hints: its own settings struct and key table, which the
+     * file layer parses for every file (whatever its prefix, since a
+     * wrapper may name this driver inside) and the driver reads with
+     * rio__settings_get(st->hints, ops->settings).  NULL: no keys. */
+    const struct rio_settings_owner *settings;
 };
 
 /* Bits of rio_store_ops.notes. */
@@ -152,6 +157,24 @@ struct rio_store {
     atomic_int scratch_busy;
     struct rio_store_trace *trace; /* borrowed; NULL when not tracing */
 };
+
+/* The storage layer's own hints: the layout assumed for a file whose
+ * driver has none to report (keys in store.c). */
+struct rio_store_settings {
+    long long striping_unit; /* 0 = none */
+    int striping_factor;     /* 0 = none */
+};
+extern const struct rio_settings_owner rio__store_settings_owner;
+/** The storage layer's settings in h (its defaults when h is NULL or has
+ *  no owners); lives as long as h. */
+static inline const struct rio_store_settings *rio__store_settings(const struct rio_hints *h)
+{
+    return rio__settings_get(h, &rio__store_settings_owner);
+}
+/** The i-th owner of hints the storage layer brings: its own, then each
+ *  driver's of this build (once each, in the prefix table's order); NULL
+ *  past the last.  Static storage. */
+const struct rio_settings_owner *rio__store_settings_owner_at(int i);
 
 /** Find the driver for a file name.  Sets *path_out to the name without
  *  its prefix (pointer into name).  Returns NULL for an unknown prefix. */

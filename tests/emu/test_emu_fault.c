@@ -14,6 +14,7 @@
  * Usage: test_emu_fault <resonio-emud>
  */
 #include "dtype/dtype.h"
+#include "file/file_int.h" /* the hints */
 #include "store/store.h"
 
 #include "emu_test.h"
@@ -32,8 +33,13 @@ static void fill(unsigned char *p, size_t n, unsigned seed)
 static int open_spec(struct rio_store *st, const char *name, const char *spec)
 {
     memset(st, 0, sizeof *st);
-    free(h.fault);
-    h.fault = spec ? strdup(spec) : NULL;
+    /* made afresh: a spec cannot be unset by a hint */
+    rio__hints_free(&h);
+    unit_hint(&h, "resonio_emu_dir", emu_dir);
+    unit_hint(&h, "striping_unit", "4096");
+    unit_hint(&h, "striping_factor", "3");
+    if (spec)
+        unit_hint(&h, "resonio_fault", spec);
     return rio__store_open(st, name, O_RDWR | O_CREAT, 0644, &h);
 }
 
@@ -114,10 +120,6 @@ static int body(void)
     MPI_Type_vector(8, 64, 256, MPI_BYTE, &vec);
     MPI_Type_commit(&vec);
     CHECK(rio__dtype_get(vec, &dt) == 0, "filetype");
-    memset(&h, 0, sizeof h);
-    h.emu_dir = emu_dir;
-    h.striping_unit = 4096;
-    h.striping_factor = 3;
 
     /* no spec: a pass-through that keeps the emu driver's calls */
     int rc = open_spec(&st, "fault:emu:ef/plain", NULL);
@@ -215,7 +217,7 @@ static int body(void)
 out:
     rio__dtype_put(dt);
     MPI_Type_free(&vec);
-    free(h.fault);
+    rio__hints_free(&h);
     MPI_Finalize();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;

@@ -20,6 +20,7 @@
 #include "dtype/dtype.h"
 #include "emu/client.h"
 #include "emu/dlwire.h"
+#include "file/file_int.h" /* the hints */
 #include "store/store.h"
 #include "resonio.h"
 
@@ -548,9 +549,9 @@ static void test_driver(const char *scratch)
     MPI_Offset done, size;
     memset(&h, 0, sizeof h);
     memset(&st, 0, sizeof st);
-    h.emu_dir = emu_dir;
-    h.striping_unit = 4096;
-    h.striping_factor = 3;
+    unit_hint(&h, "resonio_emu_dir", emu_dir);
+    unit_hint(&h, "striping_unit", "4096");
+    unit_hint(&h, "striping_factor", "3");
 
     int rc = rio__store_open(&st, "emu:drv/x", O_RDWR | O_CREAT | O_EXCL, 0644, &h);
     CHECK(rc == 0 && st.ops == &rio__store_emu, "open emu:drv/x: %d (%s)", rc,
@@ -637,11 +638,11 @@ static void test_driver(const char *scratch)
     CHECK(rc == -ENOENT, "open of a removed file: %d", rc);
 
     /* no service */
-    h.emu_dir = "/tmp/rio-emu-no-such-service";
+    unit_hint(&h, "resonio_emu_dir", "/tmp/rio-emu-no-such-service");
     rc = rio__store_open(&st, "emu:y", O_RDWR | O_CREAT, 0644, &h);
     CHECK(rc == -ECONNREFUSED && strstr(rio__err_detail_peek(), "/tmp/rio-emu-no-such-service"),
           "a service that is not running: %d, detail '%s'", rc, rio__err_detail_peek());
-    h.emu_dir = NULL;
+    rio__hints_free(&h); /* resonio_emu_dir unset: the defaults */
     unsetenv("RESONIO_EMU_DIR");
     rc = rio__store_open(&st, "emu:y", O_RDWR | O_CREAT, 0644, &h);
     CHECK(rc == -EINVAL && strstr(rio__err_detail_peek(), "resonio_emu_dir"),

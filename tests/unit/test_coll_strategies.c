@@ -143,7 +143,9 @@ static void build(struct built *b, const struct call_case *k)
     b->ops.name = "test";
     b->st.ops = &b->ops;
     rio__hints_defaults(&b->h);
-    b->h.romio_cb_write = b->h.romio_cb_read = (enum rio_tristate)k->cb;
+    /* the engine's block of b->h, written in place as a parsed hint would be */
+    struct rio_coll_settings *cs = (struct rio_coll_settings *)rio__coll_settings(&b->h);
+    cs->romio_cb_write = cs->romio_cb_read = (enum rio_tristate)k->cb;
     b->st.hints = &b->h;
     b->req.st = &b->st;
     b->req.hints = &b->h;

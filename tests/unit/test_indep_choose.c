@@ -8,6 +8,7 @@
  *
  * Usage: test_indep_choose <scratch-dir>
  */
+#include "file/file_int.h" /* the hints */
 #include "indep/indep.h"
 
 #include <fcntl.h>
@@ -78,20 +79,21 @@ int main(int argc, char **argv)
     CHECK(pick(&st, near, bytes, 0, 0, 4 * 4096) == RIO_INDEP_SIEVE,
           "4 KiB regions, 3.5 KiB holes: sieve reads");
 
-    h.romio_ds_read = RIO_DISABLE;
+    unit_hint(&h, "romio_ds_read", "disable");
     CHECK(pick(&st, dense, bytes, 0, 0, 80000) == RIO_INDEP_DTYPE, "ds_read disable: no sieve");
     CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_DTYPE, "ds_read leaves writes");
-    h.romio_ds_write = RIO_ENABLE;
+    unit_hint(&h, "romio_ds_write", "enable");
     CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_SIEVE, "ds_write enable: sieve");
-    h.romio_ds_write = RIO_DISABLE;
+    unit_hint(&h, "romio_ds_write", "disable");
     CHECK(pick(&st, dense, bytes, 1, 0, 80000) == RIO_INDEP_DTYPE, "ds_write disable");
-    h.romio_ds_read = RIO_ENABLE;
+    unit_hint(&h, "romio_ds_read", "enable");
     CHECK(pick(&st, sparse, bytes, 0, 0, 200000) == RIO_INDEP_SIEVE, "ds_read enable: sieve");
     CHECK(pick(&st, bytes, bytes, 0, 0, 80000) == RIO_INDEP_CONTIG,
           "ds_read enable leaves contiguous requests alone");
-    h.romio_ds_read = h.romio_ds_write = RIO_AUTO;
+    unit_hint(&h, "romio_ds_read", "automatic");
+    unit_hint(&h, "romio_ds_write", "automatic");
     for (int m = RIO_INDEP_CONTIG; m <= RIO_INDEP_DTYPE; m++) {
-        h.indep_method = (enum rio_indep_method)m;
+        unit_hint(&h, "resonio_indep_method", rio__indep_method_name((enum rio_indep_method)m));
         CHECK((int)pick(&st, dense, bytes, 0, 0, 80000) == m, "forced method %d", m);
     }
 

@@ -15,6 +15,7 @@
  *
  * Usage: test_indep_methods <scratch-dir>
  */
+#include "file/file_int.h" /* the hints */
 #include "indep/indep.h"
 
 #include <errno.h>
@@ -222,7 +223,7 @@ static int open_store(struct rio_store *st, struct run *r, struct rio_stats *sta
     char name[4300];
     snprintf(name, sizeof name, "%s%s", r->prefix, path);
     memset(st, 0, sizeof *st);
-    r->h.indep_method = r->method;
+    unit_hint(&r->h, "resonio_indep_method", method_name(r->method));
     int rc = rio__store_open(st, name, O_RDWR | O_CLOEXEC, 0644, &r->h);
     st->stats = stats;
     return rc;
@@ -364,11 +365,11 @@ static void sweep(void)
                     r.nbytes = fnbytes[fs];
                     r.start = mid ? fshapes[fs].size + fshapes[fs].size / 3 + 1 : 0;
                     if (mid) { /* small windows: many of them */
-                        r.h.ind_rd_buffer_size = 1000;
-                        r.h.ind_wr_buffer_size = 700;
+                        unit_hint(&r.h, "ind_rd_buffer_size", "1000");
+                        unit_hint(&r.h, "ind_wr_buffer_size", "700");
                     }
                     if (ms == 3) /* the ring path too */
-                        r.h.uring = RIO_ENABLE;
+                        unit_hint(&r.h, "resonio_uring", "enable");
                     check_write(&r, -1);
                     check_read(&r, -1);
                     /* cut inside the data byte half-way, and in the hole after
@@ -410,7 +411,7 @@ static void faults(void)
                 r.ms = 1;
                 r.nbytes = fnbytes[fs];
                 r.prefix = "fault:";
-                r.h.fault = (char *)cases[k].spec;
+                unit_hint(&r.h, "resonio_fault", cases[k].spec);
                 if (cases[k].code == 0) {
                     if (cases[k].write)
                         check_write(&r, -1);
@@ -435,10 +436,10 @@ static void faults(void)
     struct run r;
     long long count;
     unsigned char *mem = run_prepare(&r, RIO_INDEP_SIEVE, 2, 0, "fault:", &count);
-    r.h.fault = "op=read,n=1,err=EIO";
+    unit_hint(&r.h, "resonio_fault", "op=read,n=1,err=EIO");
     MPI_Offset done;
     CHECK(do_rw(&r, 1, mem, count, &done, NULL) == -EIO, "sieve write with read fault");
-    r.h.fault = "op=lock,n=1,err=EIO";
+    unit_hint(&r.h, "resonio_fault", "op=lock,n=1,err=EIO");
     CHECK(do_rw(&r, 1, mem, count, &done, NULL) == -EIO, "sieve write with lock fault");
     free(mem);
     printf("ok - fault injection for every method\n");
@@ -476,7 +477,7 @@ static void stats_and_wronly(void)
         long long count;
         memset(&stats, 0, sizeof stats);
         unsigned char *mem = run_prepare(&r, RIO_INDEP_SIEVE, 4, 0, "", &count);
-        r.h.ind_rd_buffer_size = 1000;
+        unit_hint(&r.h, "ind_rd_buffer_size", "1000");
         MPI_Offset done;
         long long span = map(&fshapes[4], r.nbytes - 1) + 1;
         CHECK(do_rw(&r, 0, mem, count, &done, &stats) == 0 && done == r.nbytes, "pages read");
@@ -495,7 +496,7 @@ static void stats_and_wronly(void)
         long long count;
         memset(&stats, 0, sizeof stats);
         unsigned char *mem = run_prepare(&r, RIO_INDEP_SIEVE, fs, 0, "", &count);
-        r.h.ind_rd_buffer_size = 1000;
+        unit_hint(&r.h, "ind_rd_buffer_size", "1000");
         MPI_Offset done;
         long long span = map(&fshapes[fs], r.nbytes - 1) + 1;
         CHECK(do_rw(&r, 0, mem, count, &done, &stats) == 0 && done == r.nbytes, "%s read",
@@ -531,7 +532,7 @@ static void stats_and_wronly(void)
         want[DISP + map(&fshapes[2], b)] = mem[b];
     struct rio_store st;
     memset(&st, 0, sizeof st);
-    r.h.indep_method = RIO_INDEP_SIEVE;
+    unit_hint(&r.h, "resonio_indep_method", "sieve");
     CHECK(rio__store_open(&st, path, O_WRONLY, 0, &r.h) == 0, "open write-only");
     struct rio_indep_req req = {.st = &st, .write = 1, .buf = mem, .memtype = mshapes[0].dt,
                                 .memcount = count, .filetype = fshapes[2].dt, .disp = DISP,
@@ -585,7 +586,7 @@ static void staged_chunks(void)
         struct rio_hints h;
         memset(&h, 0, sizeof h);
         memset(&stats, 0, sizeof stats);
-        h.indep_method = ms[k];
+        unit_hint(&h, "resonio_indep_method", method_name(ms[k]));
         CHECK(rio__store_open(&st, path, O_RDWR, 0644, &h) == 0, "staged: open");
         st.stats = &stats;
         struct rio_indep_req req = {.st = &st, .write = 1, .buf = mem, .memtype = mdt,

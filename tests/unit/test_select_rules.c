@@ -59,13 +59,20 @@ struct sim {
     double pend_speed;   /* its throughput, fixed when it ran */
 };
 
+/* The selector's block of m's hints, written in place (strings not owned:
+ * set back to NULL before the hints are freed). */
+static struct rio_select_settings *sel(struct sim *m)
+{
+    return (struct rio_select_settings *)rio__select_settings(&m->h);
+}
+
 static void sim_open(struct sim *m, const char *prune, int patience)
 {
     memset(m, 0, sizeof *m);
     rio__hints_defaults(&m->h);
-    m->h.select_prune = (char *)prune;
-    m->h.select_patience = patience;
-    m->h.select_reuse = RIO_DISABLE; /* every simulation examines afresh */
+    sel(m)->select_prune = (char *)prune;
+    sel(m)->select_patience = patience;
+    sel(m)->select_reuse = RIO_DISABLE; /* every simulation examines afresh */
     m->cands[0] = "two_phase";
     m->cands[1] = "resonant";
     m->cands[2] = "independent";
@@ -82,7 +89,7 @@ static void sim_open_at(struct sim *m, const char *prune, const char *storage,
 {
     sim_open(m, prune, 2);
     rio__select_free(m->s);
-    m->h.select_reuse = reuse;
+    sel(m)->select_reuse = reuse;
     CHECK(rio__select_create(MPI_COMM_SELF, &m->h, storage, &m->s) == 0, "create");
 }
 
@@ -99,7 +106,7 @@ static void sim_open_reusing(struct sim *m, const char *storage)
 static void sim_close(struct sim *m)
 {
     rio__select_free(m->s);
-    m->h.select_prune = NULL; /* not owned */
+    sel(m)->select_prune = NULL; /* not owned */
     rio__hints_free(&m->h);
 }
 
@@ -156,7 +163,7 @@ static void sim_run(struct sim *m, int n, struct rio_select_info *si)
 static void sim_decided(struct sim *m, double s0, double s1, double s2, struct rio_select_info *si)
 {
     sim_open(m, "0", 2);
-    m->h.select_reuse = RIO_AUTO;
+    sel(m)->select_reuse = RIO_AUTO;
     m->speed[0] = s0, m->speed[1] = s1, m->speed[2] = s2;
     sim_run(m, 10, si);
 }
@@ -566,15 +573,15 @@ static void hint_bounds(void)
     sim_open(&m, NULL, 2);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         /* one selector, configured again with each text: a changed hint is re-read */
-        m.h.select_threshold = (char *)cases[i].text;
-        m.h.select_prune = (char *)cases[i].text;
+        sel(&m)->select_threshold = (char *)cases[i].text;
+        sel(&m)->select_prune = (char *)cases[i].text;
         rio__select_configure(m.s, &m.h);
         CHECK(m.s->threshold == cases[i].threshold && m.s->prune == cases[i].prune,
               "bounds: '%s' gave threshold %g and prune %g, expected %g and %g",
               cases[i].text ? cases[i].text : "(unset)", m.s->threshold, m.s->prune,
               cases[i].threshold, cases[i].prune);
     }
-    m.h.select_threshold = NULL; /* not owned */
+    sel(&m)->select_threshold = NULL; /* not owned */
     sim_close(&m);
     printf("ok - the threshold and prune hints' bounds\n");
 }

@@ -13,6 +13,7 @@
  *
  * Usage: test_store_direct <scratch-dir>
  */
+#include "file/file_int.h" /* the hints */
 #include "store/store.h"
 
 #include <errno.h>
@@ -83,7 +84,8 @@ static void direct_case(const char *dir)
     unlink(path);
     memset(&st, 0, sizeof st);
     memset(&h, 0, sizeof h);
-    h.direct_read = h.direct_write = RIO_ENABLE;
+    unit_hint(&h, "direct_read", "enable");
+    unit_hint(&h, "direct_write", "enable");
     CHECK(rio__store_open(&st, path, O_RDWR | O_CREAT | O_CLOEXEC, 0644, &h) == 0, "open %s",
           path);
     CHECK(st.ops->is_direct(&st) == expect_direct, "is_direct on %s", dir);

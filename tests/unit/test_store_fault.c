@@ -6,6 +6,7 @@
  *
  * Usage: test_store_fault <scratch-dir>
  */
+#include "file/file_int.h" /* the hints */
 #include "store/store.h"
 
 #include <errno.h>
@@ -32,8 +33,9 @@ static int fopen_spec(struct rio_store *st, const char *spec, int fresh)
     memset(st, 0, sizeof *st);
     if (fresh)
         unlink(path);
-    free(hints.fault);
-    hints.fault = spec ? strdup(spec) : NULL;
+    rio__hints_free(&hints); /* back to no spec */
+    if (spec)
+        unit_hint(&hints, "resonio_fault", spec);
     st->stats = &stats;
     return rio__store_open(st, name, O_RDWR | O_CREAT | O_CLOEXEC, 0644, &hints);
 }
@@ -252,7 +254,7 @@ int main(int argc, char **argv)
     sweep_soft("SHORT");
     test_classes();
     unlink(path);
-    free(hints.fault);
+    rio__hints_free(&hints);
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }

@@ -6,6 +6,7 @@
  *
  * Usage: test_store_posix <scratch-dir>
  */
+#include "file/file_int.h" /* the hints */
 #include "store/store.h"
 
 #include <errno.h>
@@ -151,8 +152,8 @@ static void test_basic(void)
     struct rio_layout lo;
     rio__store_layout(&st, &lo);
     CHECK(lo.count == 1 && lo.unit > 0, "default layout");
-    h.striping_unit = 65536;
-    h.striping_factor = 4;
+    unit_hint(&h, "striping_unit", "65536");
+    unit_hint(&h, "striping_factor", "4");
     rio__store_layout(&st, &lo);
     CHECK(lo.count == 4 && lo.unit == 65536, "layout from hints");
 
@@ -198,7 +199,8 @@ static void test_list(enum rio_tristate uring)
 
     memset(&st, 0, sizeof st);
     memset(&h, 0, sizeof h);
-    h.uring = uring;
+    unit_hint(&h, "resonio_uring",
+              uring == RIO_ENABLE ? "enable" : uring == RIO_DISABLE ? "disable" : "automatic");
     path_of(path, sizeof path, uring == RIO_ENABLE ? "list_uring" : "list_runs");
     unlink(path);
     CHECK(rio__store_open(&st, path, O_RDWR | O_CREAT | O_CLOEXEC, 0644, &h) == 0, "open");

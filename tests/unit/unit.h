@@ -24,4 +24,19 @@ static int npass, nfail;
         }                                               \
     } while (0)
 
+#ifdef RIO_FILE_INT_H
+/* Set the hint key=val in h as an info at open would, making h's defaults
+ * first when it holds none (all zeros); a refusal counts as a failed
+ * check. */
+static inline void unit_hint(struct rio_hints *h, const char *key, const char *val)
+{
+    if (!h->n && rio__hints_defaults(h)) {
+        CHECK(0, "hint %s: out of memory", key);
+        return;
+    }
+    if (rio__hints_set(h, key, val))
+        CHECK(0, "hint %s=%s refused", key, val);
+}
+#endif
+
 #endif /* RIO_UNIT_H */

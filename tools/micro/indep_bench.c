@@ -13,6 +13,7 @@
  *
  * Usage: resonio-micro-indep <dir> [data-bytes]
  */
+#include "file/file_int.h" /* the hints */
 #include "indep/indep.h"
 
 #include <fcntl.h>
@@ -82,8 +83,9 @@ int main(int argc, char **argv)
             for (int write = 0; write < 2; write++) {
                 struct rio_hints h;
                 struct rio_store st;
-                memset(&h, 0, sizeof h);
                 memset(&st, 0, sizeof st);
+                if (rio__hints_defaults(&h))
+                    return 1;
                 if (rio__store_open(&st, path, O_RDWR, 0, &h) != 0)
                     return 1;
                 struct rio_indep_req req = {.st = &st, .write = write, .buf = buf,
@@ -92,12 +94,14 @@ int main(int argc, char **argv)
                 enum rio_indep_method pick = rio__indep_choose(&req);
                 printf("%6d %5.2f %-5s", blk, dens[j], write ? "write" : "read");
                 for (int m = RIO_INDEP_POSIX; m <= RIO_INDEP_DTYPE; m++) {
-                    h.indep_method = (enum rio_indep_method)m;
+                    rio__hints_set(&h, "resonio_indep_method",
+                                   rio__indep_method_name((enum rio_indep_method)m));
                     double t = time_one(&st, &req, runs);
                     printf(" %9.1f%c", 1e6 * t, m == (int)pick ? '*' : ' ');
                 }
                 printf("\n");
                 rio__store_close(&st);
+                rio__hints_free(&h);
             }
             rio__dtype_put(ft);
         }

@@ -14,6 +14,7 @@
  *
  * Usage: resonio-micro-listio <disk-dir> [regions] [reps]
  */
+#include "file/file_int.h" /* the hints */
 #include "store/store.h"
 
 #include <errno.h>
@@ -47,8 +48,11 @@ static double run_case(struct setup *s, const char *path, int wr, int fresh,
     struct rio_hints h;
     struct rio_store st;
     double best = 1e30;
-    memset(&h, 0, sizeof h);
-    h.uring = uring;
+    const char *u = uring == RIO_ENABLE ? "enable" : uring == RIO_DISABLE ? "disable" : "automatic";
+    if (rio__hints_defaults(&h) || rio__hints_set(&h, "resonio_uring", u)) {
+        fprintf(stderr, "resonio_uring: cannot set the hint\n");
+        exit(1);
+    }
     for (int r = 0; r < reps; r++) {
         MPI_Offset done;
         if (open_store(&st, &h, path, fresh) != 0) {
@@ -72,6 +76,7 @@ static double run_case(struct setup *s, const char *path, int wr, int fresh,
         if (t < best)
             best = t;
     }
+    rio__hints_free(&h);
     return best;
 }
 

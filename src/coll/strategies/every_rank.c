@@ -38,7 +38,7 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
  * not worth examining twice. */
 static int applies(const struct rio_coll_call *c)
 {
-    return !(c->nnodes >= c->nprocs || c->req->hints->cb_nodes >= c->nprocs);
+    return !(c->nnodes >= c->nprocs || rio__coll_settings(c->req->hints)->cb_nodes >= c->nprocs);
 }
 
 /* Ahead of two_phase (first in the table) for reads, and for writes where
