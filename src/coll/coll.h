@@ -51,7 +51,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
 /**
  * What the call just made adds to its error agreement: the caller reduces
  * these RIO_COLL_AGREE_VALS values by maximum over the ranks, together
- * with the error (rio__file_agree_max), and hands the result to
+ * with the error (rio__agree_max), and hands the result to
  * rio__coll_settle.  Local.
  */
 #define RIO_COLL_AGREE_VALS 4

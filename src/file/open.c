@@ -235,7 +235,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         if (!fh || !fh->filename)
             err = RIO_E_NOMEM;
     }
-    err = rio__file_agree(comm, err);
+    err = rio__agree(comm, err);
     if (err)
         goto fail_local;
 
@@ -272,18 +272,18 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     }
     if (!err)
         err = rio__view_default(fh);
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (!err)
-        err = rio__file_agree(fh->comm, rio__shared_create(fh));
+        err = rio__agree(fh->comm, rio__shared_create(fh));
     if (!err && (amode & MPI_MODE_APPEND)) {
         MPI_Offset size = 0;
         err = fh->st.ops->get_size(&fh->st, &size);
-        err = rio__file_agree(fh->comm, err);
+        err = rio__agree(fh->comm, err);
         if (!err) {
             fh->fp_ind = size;
             if (fh->rank == 0)
                 err = rio__shared_set(fh, size);
-            err = rio__file_agree(fh->comm, err);
+            err = rio__agree(fh->comm, err);
         }
     }
     /* The collective context (node map, communicators) and the selector
@@ -294,7 +294,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
      * whose context could not be made here (the call reports why: a failed
      * rio__coll_ctx_create leaves fh->coll NULL, on every rank). */
     if (!err && !fh->hints.no_indep_rw &&
-        !rio__file_agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll)))
+        !rio__agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll)))
         rio__coll_select_open(fh->coll, &fh->st, &fh->hints);
     if (err)
         goto fail;
@@ -329,12 +329,12 @@ int rio_file_close(rio_file **pfh)
         err = rio__store_close(&fh->st);
         fh->store_open = 0;
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (fh->amode & MPI_MODE_DELETE_ON_CLOSE) {
         int derr = 0;
         if (fh->rank == 0)
             derr = rio__store_remove(fh->filename, &fh->hints);
-        derr = rio__file_agree(fh->comm, derr);
+        derr = rio__agree(fh->comm, derr);
         if (!err)
             err = derr;
     }
@@ -399,7 +399,7 @@ static int resize(rio_file *fh, MPI_Offset size, int grow_only, const char *op)
         err = RIO_E_NOT_SAME;
         rio__err_detail("size differs between ranks");
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (!err && fh->rank == 0) {
         if (grow_only) {
             MPI_Offset cur = 0;
@@ -411,7 +411,7 @@ static int resize(rio_file *fh, MPI_Offset size, int grow_only, const char *op)
             err = fh->st.ops->set_size(&fh->st, size);
         }
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     return rio__file_return(fh, err, op);
 }
 
@@ -444,7 +444,7 @@ int rio_file_sync(rio_file *fh)
         return rio__file_return(fh, err, "MPI_File_sync");
     if (!(fh->amode & MPI_MODE_RDONLY) && fh->st.ops->sync)
         err = fh->st.ops->sync(&fh->st);
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     return rio__file_return(fh, err, "MPI_File_sync");
 }
 
@@ -476,7 +476,7 @@ int rio_file_set_info(rio_file *fh, MPI_Info info)
     if (err)
         return rio__file_return(fh, err, "MPI_File_set_info");
     rio__hints_apply(&fh->hints, info, 0);
-    err = rio__file_agree(fh->comm, 0);
+    err = rio__agree(fh->comm, 0);
     return rio__file_return(fh, err, "MPI_File_set_info");
 }
 
@@ -500,7 +500,7 @@ int rio_file_set_atomicity(rio_file *fh, int flag)
         err = RIO_E_NOT_SAME;
         rio__err_detail("flag differs between ranks");
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (!err)
         fh->atomic = flag;
     return rio__file_return(fh, err, "MPI_File_set_atomicity");

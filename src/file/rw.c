@@ -415,11 +415,11 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
         MPI_Offset vals[RIO_COLL_AGREE_VALS] = {0};
         if (fh->coll)
             rio__coll_agree_values(fh->coll, vals);
-        err = rio__file_agree_max(fh->comm, err, vals, RIO_COLL_AGREE_VALS);
+        err = rio__agree_max(fh->comm, err, vals, RIO_COLL_AGREE_VALS);
         if (fh->coll)
             rio__coll_settle(fh->coll, vals, err);
     } else if (coll) {
-        err = rio__file_agree(fh->comm, err);
+        err = rio__agree(fh->comm, err);
     }
     if (coll)
         rio__stat_add_time(&fh->stats.time_agree, rio__now() - t_agree);
@@ -485,7 +485,7 @@ static int split_begin(rio_file *fh, const char *op, int write, enum where where
     int err = rio__file_check(fh);
     if (err)
         return rio__file_return(fh, err, op);
-    err = rio__file_agree(fh->comm, fh->split_active ? RIO_E_PENDING_SPLIT : 0);
+    err = rio__agree(fh->comm, fh->split_active ? RIO_E_PENDING_SPLIT : 0);
     if (err)
         return rio__file_return(fh, err, op);
     memset(&fh->split_status, 0, sizeof fh->split_status);
