@@ -28,6 +28,7 @@
  * an empty request, so no collective waits for it.
  */
 #include "coll_int.h"
+#include "../common/cblist.h"
 #include "../indep/indep.h"
 #include "../select/select.h"
 
@@ -832,7 +833,7 @@ static void gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h)
 {
     int names_host = 0;
     if (ctx->names || !h->cb_config_list ||
-        rio__coll_config_list_check(h->cb_config_list, &names_host) || !names_host)
+        rio__cblist_check(h->cb_config_list, &names_host) || !names_host)
         return;
     size_t P = (size_t)ctx->nprocs;
     char mine[RIO_COLL_NAME_LEN];

@@ -61,11 +61,6 @@ void rio__coll_agree_values(const struct rio_coll_ctx *ctx, MPI_Offset *vals);
  *  same arguments on every rank. */
 void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err);
 
-/** Is list a well-formed cb_config_list (comma-separated name[:N] entries,
- *  name a processor name or '*', N a count or '*')?  Returns 0 if so, with
- *  *names_host 1 when some entry names a host, or -1.  Local. */
-int rio__coll_config_list_check(const char *list, int *names_host);
-
 /** Make the file's selector now, reading its profile, instead of at the
  *  first collective call: MPI_File_open does this when a profile is
  *  configured.  Collective over the context's communicator; st must be

@@ -21,6 +21,7 @@
  * romio_no_indep_rw at open enables collective buffering both ways.
  */
 #include "file_int.h"
+#include "../common/cblist.h"
 #include "../indep/indep.h"
 
 #include <errno.h>
@@ -183,7 +184,7 @@ static int set_key(struct rio_hints *h, const struct key *k, const char *val)
         return -1;
     case K_CBLIST: { /* name[:N],...: checked here so that a bad list is ignored whole */
         int names_host;
-        if (rio__coll_config_list_check(val, &names_host))
+        if (rio__cblist_check(val, &names_host))
             return -1;
     }
     /* fall through */
