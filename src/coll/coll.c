@@ -28,6 +28,7 @@
  * an empty request, so no collective waits for it.
  */
 #include "coll_int.h"
+#include "../common/agree.h"
 #include "../common/cblist.h"
 #include "../indep/indep.h"
 #include "../select/select.h"
@@ -39,6 +40,11 @@
 
 #define TAG_TURN 14
 #define TRACE_CAP 65536
+
+/* What a call's agreement carries besides the error (maximum over the
+ * ranks): steady path broken, shift, negated shift, nanoseconds. */
+#define RIO_COLL_AGREE_VALS 4
+_Static_assert(RIO_COLL_AGREE_VALS <= RIO_AGREE_MAX_VALS, "the agreement carries them all");
 
 struct strat_count {
     const char *name;
@@ -70,12 +76,12 @@ struct rio_coll_ctx {
     /* The steady path: while the selector's choice for a signature is a
      * strategy where each rank serves itself, and each rank's request
      * keeps its size and shape and moves by the same distance as every
-     * other's, the signature is known without a summary (rio__coll_settle) */
+     * other's, the signature is known without a summary (settle) */
     int steady;              /* agreed: the last call kept such a choice */
     struct rio_sel_sig sig;  /* the last selected call's signature */
     MPI_Offset own[4];       /* this rank's bytes, regions, span and first byte then */
     /* the call in flight, for its agreement */
-    MPI_Offset agree[RIO_COLL_AGREE_VALS];
+    MPI_Offset agree[RIO_COLL_AGREE_VALS]; /* carried by the agreement, maximum over the ranks */
     int call_selected;       /* the selector chose its strategy */
     int call_alone;          /* ... one where each rank served itself */
     MPI_Offset call_total;   /* all ranks' bytes */
@@ -135,7 +141,7 @@ MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx)
     return ctx->node_comm;
 }
 
-int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
+static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
 {
     struct rio_coll_ctx *ctx = rio__calloc(1, sizeof *ctx);
     MPI_Comm dup = MPI_COMM_NULL, node = MPI_COMM_NULL;
@@ -200,11 +206,11 @@ int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
     *out = ctx;
     return 0;
 fail:
-    rio__coll_ctx_free(ctx);
+    rio__coll_free(ctx);
     return rc;
 }
 
-void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
+void rio__coll_free(struct rio_coll_ctx *ctx)
 {
     if (!ctx)
         return;
@@ -868,14 +874,16 @@ static void make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
         ctx->sel = NULL;
 }
 
-void rio__coll_select_open(struct rio_coll_ctx *ctx, struct rio_store *st,
-                           const struct rio_hints *h)
+int rio__coll_create(MPI_Comm comm, struct rio_store *st, const struct rio_hints *h,
+                     struct rio_coll_ctx **out)
 {
-    struct rio_layout l;
-    if (ctx->sel)
-        return;
-    rio__store_layout(st, &l);
-    make_selector(ctx, st, h, &l);
+    int rc = ctx_make(comm, out);
+    if (!rc && st) { /* the selector now, reading its profile where one is configured */
+        struct rio_layout l;
+        rio__store_layout(st, &l);
+        make_selector(*out, st, h, &l);
+    }
+    return rc;
 }
 
 /* The selector's choice for a call whose summary is in: the applicable
@@ -907,7 +915,7 @@ struct rio_coll_pick {
 /*
  * The steady path skips the summary.  A strategy the hints force where
  * each rank serves itself needs none.  Under "auto", the last call must
- * have kept (agreed in rio__coll_settle) a signature whose chosen
+ * have kept (agreed in settle) a signature whose chosen
  * strategy is such a one: the signature is then assumed again.  Each rank
  * checks its own share of the assumption — the same bytes, regions and
  * span as last time, moved by a distance it reports — and the agreement
@@ -948,12 +956,10 @@ static void keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *c)
     ctx->own[3] = c->first;
 }
 
-void rio__coll_agree_values(const struct rio_coll_ctx *ctx, MPI_Offset *vals)
-{
-    memcpy(vals, ctx->agree, sizeof ctx->agree);
-}
-
-void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err)
+/* The call's outcome, agreed (the same vals and err on every rank): the
+ * selector gets its throughput, and the next call learns whether it may
+ * skip the summary. */
+static void settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err)
 {
     int kept = !vals[0] && (vals[1] == NO_SHIFT || vals[1] == -vals[2]);
     double t = (double)vals[3] / 1e9;
@@ -963,7 +969,9 @@ void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err)
     ctx->call_selected = 0;
 }
 
-int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
+/* One call on this rank, up to its agreement: rio__coll_rw without it.
+ * Returns this rank's error. */
+static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
 {
     struct rio_coll_call c;
     struct rio_coll_plan plan;
@@ -1174,6 +1182,30 @@ out:
     return rc;
 }
 
+int rio__coll_rw(struct rio_coll_ctx **ctxp, const struct rio_coll_req *req,
+                 struct rio_coll_result *res)
+{
+    int rc = 0;
+    res->done = 0;
+    if (!*ctxp) /* not made at open (deferred opens, or no memory then) */
+        rc = rio__coll_create(req->comm, NULL, req->hints, ctxp);
+    struct rio_coll_ctx *ctx = *ctxp; /* NULL on every rank or on none */
+    if (ctx)
+        rc = run_call(ctx, req, &res->done);
+    res->own_err = rc;
+    /* the agreement: where a collective call waits for the slowest rank;
+     * the engine's measurements ride on it */
+    double t0 = rio__now();
+    MPI_Offset vals[RIO_COLL_AGREE_VALS] = {0};
+    if (ctx)
+        memcpy(vals, ctx->agree, sizeof ctx->agree);
+    int err = rio__agree_max(req->comm, req->err ? req->err : rc, vals, RIO_COLL_AGREE_VALS);
+    if (ctx)
+        settle(ctx, vals, err);
+    res->t_agree = rio__now() - t0;
+    return err;
+}
+
 /* ---- what the last call did -------------------------------------------------------------- */
 
 /* A traced request of some rank: its time, then (for the regions of one
@@ -1286,7 +1318,11 @@ void rio__coll_report(struct rio_coll_ctx *ctx, const char *filename)
     (void)filename;
 }
 
-const struct rio_select *rio__coll_selector(const struct rio_coll_ctx *ctx)
+int rio__coll_select_info(const struct rio_coll_ctx *ctx, int i, struct rio_select_info *out,
+                          int *count)
 {
-    return ctx ? ctx->sel : NULL;
+    const struct rio_select *sel = ctx ? ctx->sel : NULL;
+    if (count)
+        *count = rio__select_count(sel);
+    return out ? rio__select_get(sel, i, out) : 0;
 }

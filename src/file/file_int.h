@@ -55,7 +55,7 @@ struct rio_file {
 
     rio_stats stats;
     int report;                     /* RESONIO_STATS at open: print reports */
-    struct rio_coll_ctx *coll;      /* made at the first collective data call */
+    struct rio_coll_ctx *coll;      /* made at open, else by the first collective call */
 };
 
 /* A registered data representation (MPI_Register_datarep). */

@@ -16,7 +16,6 @@
  * is refused, it opens write-only and turns write sieving off.
  */
 #include "file_int.h"
-#include "../select/select.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -124,7 +123,7 @@ static void file_free(rio_file *fh)
     if (fh->store_open)
         rio__store_close(&fh->st);
     rio__shared_free(fh);
-    rio__coll_ctx_free(fh->coll);
+    rio__coll_free(fh->coll);
     rio__view_free(fh);
     rio__hints_free(&fh->hints);
     if (fh->comm != MPI_COMM_NULL)
@@ -292,10 +291,9 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
      * call.  A file whose opens are deferred makes them at its first
      * collective call, where every rank has the file open; so does one
      * whose context could not be made here (the call reports why: a failed
-     * rio__coll_ctx_create leaves fh->coll NULL, on every rank). */
-    if (!err && !fh->hints.no_indep_rw &&
-        !rio__agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll)))
-        rio__coll_select_open(fh->coll, &fh->st, &fh->hints);
+     * rio__coll_create leaves fh->coll NULL, on every rank). */
+    if (!err && !fh->hints.no_indep_rw)
+        (void)rio__coll_create(fh->comm, &fh->st, &fh->hints, &fh->coll);
     if (err)
         goto fail;
     *out = fh;
@@ -536,7 +534,7 @@ int rio_select_count(rio_file *fh, int *count)
     if (!err && !count)
         err = RIO_E_ARG;
     if (!err)
-        *count = rio__select_count(rio__coll_selector(fh->coll));
+        err = rio__coll_select_info(fh->coll, 0, NULL, count);
     return rio__file_return(fh, err, "rio_select_count");
 }
 
@@ -546,7 +544,7 @@ int rio_select_get(rio_file *fh, int i, struct rio_select_info *out)
     if (!err && !out)
         err = RIO_E_ARG;
     if (!err)
-        err = rio__select_get(rio__coll_selector(fh->coll), i, out);
+        err = rio__coll_select_info(fh->coll, i, out, NULL);
     return rio__file_return(fh, err, "rio_select_get");
 }
 
