@@ -39,199 +39,6 @@
 #include <string.h>
 
 #define TAG_TURN 14
-#define TRACE_CAP 65536
-
-/* What a call's agreement carries besides the error (maximum over the
- * ranks): steady path broken, shift, negated shift, nanoseconds. */
-#define RIO_COLL_AGREE_VALS 4
-_Static_assert(RIO_COLL_AGREE_VALS <= RIO_AGREE_MAX_VALS, "the agreement carries them all");
-
-struct strat_count {
-    const char *name;
-    long long calls;
-};
-
-struct rio_coll_ctx {
-    MPI_Comm comm;           /* private duplicate */
-    int rank, nprocs;
-    int *node_real;          /* node of each rank by shared memory */
-    int nnodes_real;
-    int *node_virt;          /* scratch for virtual nodes */
-    char *names;             /* processor name of each rank (RIO_COLL_NAME_LEN apart),
-                                gathered at the first call whose cb_config_list names
-                                a host */
-    MPI_Comm node_comm;      /* ranks sharing memory with this one */
-    int *node_rank;          /* rank in node_comm of each rank, -1 off this node */
-    MPI_Win shm_win;         /* round buffers in node-shared memory (resonio_shm) */
-    size_t shm_len;          /* bytes of this rank's part */
-    char *cbuf;
-    size_t cbuf_len;
-    char *pack;              /* the packed memory side of fine-grained requests */
-    size_t pack_len;
-    struct rio_store_trace trace;
-    /* the last call */
-    struct rio_coll_info last;
-    MPI_Offset last_unit;    /* stripe unit of the last call's layout */
-    struct rio_select *sel;  /* strategy selection, made at the first call */
-    /* The steady path: while the selector's choice for a signature is a
-     * strategy where each rank serves itself, and each rank's request
-     * keeps its size and shape and moves by the same distance as every
-     * other's, the signature is known without a summary (settle) */
-    int steady;              /* agreed: the last call kept such a choice */
-    struct rio_sel_sig sig;  /* the last selected call's signature */
-    MPI_Offset own[4];       /* this rank's bytes, regions, span and first byte then */
-    /* the call in flight, for its agreement */
-    MPI_Offset agree[RIO_COLL_AGREE_VALS]; /* carried by the agreement, maximum over the ranks */
-    int call_selected;       /* the selector chose its strategy */
-    int call_alone;          /* ... one where each rank served itself */
-    MPI_Offset call_total;   /* all ranks' bytes */
-    struct strat_count counts[16];
-};
-
-MPI_Comm rio__coll_comm(const struct rio_coll_ctx *ctx)
-{
-    return ctx->comm;
-}
-
-char *rio__coll_buffer(struct rio_coll_ctx *ctx, size_t len)
-{
-    if (ctx->cbuf_len < len) {
-        rio__pool_free(ctx->cbuf);
-        ctx->cbuf = rio__pool_alloc(len);
-        ctx->cbuf_len = ctx->cbuf ? len : 0;
-    }
-    return ctx->cbuf;
-}
-
-int rio__coll_shm(struct rio_coll_ctx *ctx, int want, size_t len, MPI_Win *win,
-                  const int **node_rank)
-{
-    /* Every rank of the node takes part, so the decision is the node's. */
-    int use = want && ctx->node_comm != MPI_COMM_NULL && ctx->node_rank;
-    int all = 0;
-    MPI_Allreduce(&use, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!all)
-        return 0;
-    int grow = len > ctx->shm_len || ctx->shm_win == MPI_WIN_NULL, any = 0;
-    MPI_Allreduce(&grow, &any, 1, MPI_INT, MPI_MAX, ctx->node_comm);
-    if (any) {
-        char *base;
-        if (ctx->shm_win != MPI_WIN_NULL)
-            MPI_Win_free(&ctx->shm_win);
-        size_t n = RIO_MAX(len, ctx->shm_len);
-        if (MPI_Win_allocate_shared((MPI_Aint)n, 1, MPI_INFO_NULL, ctx->node_comm, &base,
-                                    &ctx->shm_win) != MPI_SUCCESS) {
-            ctx->shm_win = MPI_WIN_NULL;
-            ctx->shm_len = 0;
-        } else {
-            ctx->shm_len = n;
-        }
-    }
-    int ok = ctx->shm_win != MPI_WIN_NULL;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!all)
-        return 0;
-    *win = ctx->shm_win;
-    *node_rank = ctx->node_rank;
-    return 1;
-}
-
-MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx)
-{
-    return ctx->node_comm;
-}
-
-static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
-{
-    struct rio_coll_ctx *ctx = rio__calloc(1, sizeof *ctx);
-    MPI_Comm dup = MPI_COMM_NULL, node = MPI_COMM_NULL;
-    int rc = 0, nprocs = 0;
-    *out = NULL;
-    /* every rank takes the collectives up to the agreement, also one
-     * whose allocations failed */
-    MPI_Comm_dup(comm, &dup);
-    MPI_Comm_size(dup, &nprocs);
-    if (ctx) {
-        ctx->comm = dup;
-        ctx->node_comm = MPI_COMM_NULL;
-        ctx->shm_win = MPI_WIN_NULL;
-        MPI_Comm_rank(ctx->comm, &ctx->rank);
-        ctx->nprocs = nprocs;
-        ctx->node_real = rio__malloc(sizeof(int) * (size_t)nprocs);
-        ctx->node_virt = rio__malloc(sizeof(int) * (size_t)nprocs);
-        ctx->node_rank = rio__malloc(sizeof(int) * (size_t)nprocs);
-        ctx->trace.off = rio__pool_alloc(sizeof(MPI_Offset) * TRACE_CAP);
-        ctx->trace.len = rio__pool_alloc(sizeof(MPI_Offset) * TRACE_CAP);
-        ctx->trace.t = rio__pool_alloc(sizeof(double) * TRACE_CAP);
-        ctx->trace.cap = TRACE_CAP;
-    }
-    int ok = ctx && ctx->node_real && ctx->node_virt && ctx->node_rank && ctx->trace.off &&
-             ctx->trace.len && ctx->trace.t;
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);
-    if (!all_ok) {
-        rc = ok ? RIO_E_REMOTE : RIO_E_NOMEM;
-        if (!ctx)
-            MPI_Comm_free(&dup);
-        goto fail;
-    }
-    /* nodes: the lowest rank of each shared-memory group names it */
-    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int leader = ctx->rank;
-    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-    ctx->node_comm = node;
-    MPI_Group wg, ng;
-    MPI_Comm_group(ctx->comm, &wg);
-    MPI_Comm_group(node, &ng);
-    for (int i = 0; i < ctx->nprocs; i++) /* node_virt as scratch: 0 .. P-1 */
-        ctx->node_virt[i] = i;
-    MPI_Group_translate_ranks(wg, ctx->nprocs, ctx->node_virt, ng, ctx->node_rank);
-    for (int i = 0; i < ctx->nprocs; i++)
-        if (ctx->node_rank[i] == MPI_UNDEFINED)
-            ctx->node_rank[i] = -1;
-    MPI_Group_free(&wg);
-    MPI_Group_free(&ng);
-    /* every rank fills its own slot; one reduction gives everyone the map */
-    for (int i = 0; i < ctx->nprocs; i++)
-        ctx->node_real[i] = -1;
-    ctx->node_real[ctx->rank] = leader;
-    MPI_Allreduce(MPI_IN_PLACE, ctx->node_real, ctx->nprocs, MPI_INT, MPI_MAX, ctx->comm);
-    int n = 0;
-    for (int i = 0; i < ctx->nprocs; i++) {
-        if (ctx->node_real[i] == i)
-            ctx->node_virt[i] = n++;
-        ctx->node_real[i] = ctx->node_virt[ctx->node_real[i]];
-    }
-    ctx->nnodes_real = n;
-    *out = ctx;
-    return 0;
-fail:
-    rio__coll_free(ctx);
-    return rc;
-}
-
-void rio__coll_free(struct rio_coll_ctx *ctx)
-{
-    if (!ctx)
-        return;
-    if (ctx->shm_win != MPI_WIN_NULL)
-        MPI_Win_free(&ctx->shm_win);
-    if (ctx->node_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&ctx->node_comm);
-    if (ctx->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&ctx->comm);
-    rio__select_free(ctx->sel);
-    free(ctx->node_rank);
-    free(ctx->node_real);
-    free(ctx->node_virt);
-    free(ctx->names);
-    rio__pool_free(ctx->cbuf);
-    rio__pool_free(ctx->pack);
-    rio__pool_free(ctx->trace.off);
-    rio__pool_free(ctx->trace.len);
-    rio__pool_free(ctx->trace.t);
-    free(ctx);
-}
 
 /* ---- 1. the own request as pairs ------------------------------------------------- */
 
@@ -828,41 +635,10 @@ static const struct rio_coll_strategy *choose(const struct rio_coll_req *q, char
     return s;
 }
 
-/*
- * The processor names of all ranks, which a cb_config_list that names a
- * host is matched against; gathered once per file, and only for such a
- * list, so other files pay nothing.  Collective: the hint has the same
- * value on every rank, as ROMIO requires of it.  On failure the names stay
- * unknown (no rank matches a host; the list is then ignored).
- */
-static void gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h)
-{
-    int names_host = 0;
-    if (ctx->names || !h->cb_config_list ||
-        rio__cblist_check(h->cb_config_list, &names_host) || !names_host)
-        return;
-    size_t P = (size_t)ctx->nprocs;
-    char mine[RIO_COLL_NAME_LEN];
-    int len = 0, ok, all = 0;
-    memset(mine, 0, sizeof mine);
-    MPI_Get_processor_name(mine, &len);
-    mine[RIO_COLL_NAME_LEN - 1] = '\0';
-    char *names = rio__malloc(P * RIO_COLL_NAME_LEN);
-    ok = names != NULL;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!all) {
-        free(names);
-        return;
-    }
-    MPI_Allgather(mine, RIO_COLL_NAME_LEN, MPI_CHAR, names, RIO_COLL_NAME_LEN, MPI_CHAR,
-                  ctx->comm);
-    ctx->names = names;
-}
-
 /* The selector of the file, keyed by the storage's driver and layout.
  * Collective (rank 0 reads the profile).  Without memory the fixed rules
  * of "auto" serve. */
-static void make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
+void rio__coll_make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
                           const struct rio_hints *h, const struct rio_layout *l)
 {
     char storage[64];
@@ -872,18 +648,6 @@ static void make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
         snprintf(storage, sizeof storage, "%s:none", st->ops->name);
     if (rio__select_create(ctx->comm, h, storage, &ctx->sel))
         ctx->sel = NULL;
-}
-
-int rio__coll_create(MPI_Comm comm, struct rio_store *st, const struct rio_hints *h,
-                     struct rio_coll_ctx **out)
-{
-    int rc = ctx_make(comm, out);
-    if (!rc && st) { /* the selector now, reading its profile where one is configured */
-        struct rio_layout l;
-        rio__store_layout(st, &l);
-        make_selector(*out, st, h, &l);
-    }
-    return rc;
 }
 
 /* The selector's choice for a call whose summary is in: the applicable
@@ -998,7 +762,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         c.node_of = ctx->node_real;
         c.nnodes = ctx->nnodes_real;
     }
-    gather_names(ctx, req->hints);
+    rio__coll_gather_names(ctx, req->hints);
     c.names = ctx->names;
 
     const struct rio_coll_strategy *s = choose(req, reason, rlen);
@@ -1009,7 +773,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     double t_start = is_auto ? rio__now() : 0;
     int selected = 0;
     if (!ctx->sel) /* collective: every rank makes its first call here */
-        make_selector(ctx, req->st, req->hints, &c.layout);
+        rio__coll_make_selector(ctx, req->st, req->hints, &c.layout);
 
     ctx->trace.n = 0;
     ctx->trace.dropped = 0;

@@ -29,6 +29,8 @@
 #define RIO_COLL_INT_H
 
 #include "coll.h"
+#include "../common/agree.h"
+#include "../select/select.h"
 
 #include <stdio.h>
 
@@ -254,7 +256,57 @@ MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_
 MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_coll_domain *d,
                              MPI_Offset x);
 
-/* ---- coll.c ------------------------------------------------------------------ */
+/* ---- context.c ---------------------------------------------------------------- */
+/* What a call's agreement carries besides the error (maximum over the
+ * ranks): steady path broken, shift, negated shift, nanoseconds. */
+#define RIO_COLL_AGREE_VALS 4
+_Static_assert(RIO_COLL_AGREE_VALS <= RIO_AGREE_MAX_VALS, "the agreement carries them all");
+
+/* Calls per strategy (rio__coll_report). */
+struct rio_coll_strat_count {
+    const char *name;
+    long long calls;
+};
+
+/* The engine's state for one file (context.c); the other files read and
+ * keep their parts of it. */
+struct rio_coll_ctx {
+    MPI_Comm comm;           /* private duplicate */
+    int rank, nprocs;
+    int *node_real;          /* node of each rank by shared memory */
+    int nnodes_real;
+    int *node_virt;          /* scratch for virtual nodes */
+    char *names;             /* processor name of each rank (RIO_COLL_NAME_LEN apart),
+                                gathered at the first call whose cb_config_list names
+                                a host */
+    MPI_Comm node_comm;      /* ranks sharing memory with this one */
+    int *node_rank;          /* rank in node_comm of each rank, -1 off this node */
+    MPI_Win shm_win;         /* round buffers in node-shared memory (resonio_shm) */
+    size_t shm_len;          /* bytes of this rank's part */
+    char *cbuf;
+    size_t cbuf_len;
+    char *pack;              /* the packed memory side of fine-grained requests */
+    size_t pack_len;
+    struct rio_store_trace trace;
+    /* the last call */
+    struct rio_coll_info last;
+    MPI_Offset last_unit;    /* stripe unit of the last call's layout */
+    struct rio_select *sel;  /* strategy selection, made at the first call */
+    /* The steady path: while the selector's choice for a signature is a
+     * strategy where each rank serves itself, and each rank's request
+     * keeps its size and shape and moves by the same distance as every
+     * other's, the signature is known without a summary (settle) */
+    int steady;              /* agreed: the last call kept such a choice */
+    struct rio_sel_sig sig;  /* the last selected call's signature */
+    MPI_Offset own[4];       /* this rank's bytes, regions, span and first byte then */
+    /* the call in flight, for its agreement */
+    MPI_Offset agree[RIO_COLL_AGREE_VALS]; /* carried by the agreement, maximum over the ranks */
+    int call_selected;       /* the selector chose its strategy */
+    int call_alone;          /* ... one where each rank served itself */
+    MPI_Offset call_total;   /* all ranks' bytes */
+    struct rio_coll_strat_count counts[16];
+};
+
 /** The communicator of the file (the engine's messages use their own tags). */
 MPI_Comm rio__coll_comm(const struct rio_coll_ctx *ctx);
 /** The context's round buffer, at least len bytes, kept for the file's
@@ -269,6 +321,19 @@ int rio__coll_shm(struct rio_coll_ctx *ctx, int want, size_t len, MPI_Win *win,
                   const int **node_rank);
 MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx);
 
+/** The processor names of all ranks into ctx->names, once per file and
+ *  only where h's cb_config_list names a host.  Collective; on failure
+ *  the names stay unknown. */
+void rio__coll_gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h);
+
+/* ---- selection (coll.c) ------------------------------------------------------- */
+/** Make ctx's selector for the storage st with layout l.  Collective
+ *  (rank 0 reads the profile); without memory ctx->sel stays NULL and the
+ *  fixed rules serve. */
+void rio__coll_make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
+                             const struct rio_hints *h, const struct rio_layout *l);
+
+/* ---- exchange.c ---------------------------------------------------------------- */
 /** Run an EXCHANGE plan.  Collective.  Returns this rank's error. */
 int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p);
 
