@@ -40,129 +40,6 @@
 
 #define TAG_TURN 14
 
-/* ---- 1. the own request as pairs ------------------------------------------------- */
-
-/*
- * A memory side of tiny pieces (FLASH's 8-byte variables) would make a
- * pair per piece: a list as long as the data, exchanged and issued piece
- * by piece.  Such a request is packed first (one tight copy loop over the
- * type's blocks) and served from the contiguous copy; a read is unpacked
- * at the end.  The copy is kept for the next call: fresh pages cost more
- * than the copy.
- */
-#define PACK_PIECE 512                      /* mean memory piece that is packed */
-#define PACK_MAX ((MPI_Offset)1 << 30)      /* larger requests are not packed */
-#define PACK_KEEP ((size_t)64 << 20)        /* larger copies are not kept */
-
-static int pack_wanted(const struct rio_coll_req *q)
-{
-    const struct rio_dtype_info *mi = rio__dtype_info(q->memtype);
-    return q->nbytes > 0 && q->nbytes <= PACK_MAX && !mi->contig && mi->regions > 0 &&
-           mi->size / mi->regions <= PACK_PIECE;
-}
-
-/* Make *out the packed form of q (a write's data copied in): 1 when done,
- * 0 when q is served as it is (not wanted, or no memory). */
-static int pack_request(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
-                        struct rio_coll_req *out, struct rio_dtype **bytes)
-{
-    if (!pack_wanted(q))
-        return 0;
-    size_t n = (size_t)q->nbytes;
-    if (ctx->pack_len < n) {
-        rio__pool_free(ctx->pack);
-        ctx->pack = rio__pool_alloc(n);
-        ctx->pack_len = ctx->pack ? n : 0;
-        if (!ctx->pack)
-            return 0;
-    }
-    if (rio__dtype_get(MPI_BYTE, bytes))
-        return 0;
-    if (q->write && rio__dtype_pack(q->memtype, q->memcount, q->buf, 0, q->nbytes, ctx->pack)) {
-        rio__dtype_put(*bytes);
-        return 0;
-    }
-    *out = *q;
-    out->buf = ctx->pack;
-    out->memtype = *bytes;
-    out->memcount = q->nbytes;
-    return 1;
-}
-
-/* Contract in coll_int.h. */
-MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c)
-{
-    const struct rio_coll_req *q = c->req;
-    const struct rio_dtype_info *m = rio__dtype_info(q->memtype);
-    MPI_Offset n = q->nbytes, guess = 4; /* partial regions at either end */
-    if (n <= 0)
-        return 0;
-    guess += m->contig || m->size <= 0 ? 1 : (n / m->size + 1) * m->regions;
-    guess += c->regions; /* the file side, counted by own_extent */
-    return RIO_MIN(guess, n + 1);
-}
-
-/* Contract in coll_int.h. */
-int rio__coll_pairs_each(const struct rio_coll_call *c,
-                         int (*fn)(void *arg, const struct rio_coll_pair *v, int n), void *arg)
-{
-    const struct rio_coll_req *q = c->req;
-    struct rio_dtype_iter mi, fi;
-    struct rio_coll_pair b[RIO_COLL_PAIR_BATCH];
-    MPI_Offset moff = 0, mlen = 0, foff = 0, flen = 0, left = q->nbytes;
-    int rc = 0, n = 0, have_m = 0, have_f = 0;
-    if (left <= 0)
-        return 0;
-    rc = rio__dtype_iter_init(&mi, q->memtype, q->memcount, 0);
-    if (rc)
-        return rc;
-    rc = rio__dtype_iter_init(&fi, q->filetype, -1, q->file_start);
-    if (rc) {
-        rio__dtype_iter_free(&mi);
-        return rc;
-    }
-    /* memory in one region (a contiguous buffer): the pairs are the file
-     * regions, taken from the file type a batch at a time */
-    have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);
-    while (have_m && mlen == left && left > 0 && !rc) {
-        int k = 0;
-        MPI_Offset o, l, st;
-        MPI_Count cnt;
-        while (k < RIO_COLL_PAIR_BATCH && left > 0 &&
-               rio__dtype_iter_strided(&fi, left, &o, &l, &st, &cnt)) {
-            b[k++] = (struct rio_coll_pair){q->disp + o, l, (char *)q->buf + moff, cnt, st, l};
-            moff += l * cnt, mlen -= l * cnt, left -= l * cnt;
-        }
-        if (!k) {
-            rc = RIO_E_ARG;
-            break;
-        }
-        rc = fn(arg, b, k);
-    }
-    while (left > 0 && !rc) {
-        if (!mlen)
-            have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);
-        if (!flen)
-            have_f = rio__dtype_iter_next(&fi, left, &foff, &flen);
-        if (!have_m || !have_f) {
-            rc = RIO_E_ARG;
-            break;
-        }
-        MPI_Offset len = RIO_MIN(RIO_MIN(mlen, flen), left);
-        b[n++] = (struct rio_coll_pair){q->disp + foff, len, (char *)q->buf + moff, 1, len, len};
-        moff += len, mlen -= len, foff += len, flen -= len, left -= len;
-        if (n == RIO_COLL_PAIR_BATCH) {
-            rc = fn(arg, b, n);
-            n = 0;
-        }
-    }
-    if (!rc && n)
-        rc = fn(arg, b, n);
-    rio__dtype_iter_free(&mi);
-    rio__dtype_iter_free(&fi);
-    return rc;
-}
-
 /* ---- 2. summary ---------------------------------------------------------------------- */
 
 MPI_Offset rio__coll_tbytes(const struct rio_coll_call *c, int i, int t)
@@ -370,7 +247,7 @@ static int own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Off
  * rank's whole request is one view request — the filetype's dataloop goes
  * to each target with only that target's bytes, and the servers place
  * them (ECIO's server-side redistribution).  The memory side must be one
- * contiguous run: a packed request (pack_request) is; another one is
+ * contiguous run: a packed request (rio__coll_pack) is; another one is
  * packed here.
  */
 static int direct_view(struct rio_coll_call *c, MPI_Offset *done)
@@ -545,36 +422,6 @@ static void count_strategy(struct rio_coll_ctx *ctx, const char *name)
             return;
         }
     }
-}
-
-/* The file's size, for a collective read (collective).  Ranks whose open
- * is still deferred (romio_no_indep_rw) must not open the file to ask:
- * the ranks that have it open (rank 0 always) tell the others. */
-static int file_size(const struct rio_coll_call *c, MPI_Offset *all)
-{
-    struct rio_store *st = c->req->st;
-    MPI_Offset size = -1;
-    *all = -1;
-    if (rio__store_deferred_opened(st) && st->ops->get_size(st, &size))
-        size = -1;
-    MPI_Allreduce(&size, all, 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
-    return *all < 0 ? st->ops->get_size(st, all) : 0;
-}
-
-/* Bytes of the view's stream below file offset size, from file_start. */
-static MPI_Offset readable_bytes(const struct rio_coll_req *q, MPI_Offset size)
-{
-    MPI_Offset lo = 0, hi = q->nbytes;
-    if (hi <= 0 || rio__dtype_view_offset(q->filetype, q->disp, q->file_start + hi - 1) < size)
-        return hi;
-    while (lo < hi) { /* the first stream byte at or past size */
-        MPI_Offset mid = lo + (hi - lo) / 2;
-        if (rio__dtype_view_offset(q->filetype, q->disp, q->file_start + mid) < size)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /*
@@ -781,7 +628,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
 
     struct rio_coll_req packed, clipped;
     struct rio_dtype *bytes = NULL;
-    int is_packed = pack_request(ctx, req, &packed, &bytes);
+    int is_packed = rio__coll_pack(ctx, req, &packed, &bytes);
     if (is_packed) {
         c.req = &packed;
         c.copies += req->nbytes; /* packed now, or unpacked at the end */
@@ -868,9 +715,9 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
              * rank's pieces only become fewer, and it still sends every
              * aggregator the summary names its (possibly empty) metadata. */
             MPI_Offset size;
-            rc = file_size(&c, &size);
+            rc = rio__coll_file_size(&c, &size);
             clipped = *c.req;
-            clipped.nbytes = rc ? 0 : readable_bytes(c.req, size);
+            clipped.nbytes = rc ? 0 : rio__coll_readable(c.req, size);
             c.req = &clipped;
         }
         xrc = rio__coll_exchange(&c, &plan);
@@ -933,15 +780,9 @@ out:
     free(c.sum);
     free(c.tbytes);
     if (is_packed) {
-        if (!req->write && *done > 0 &&
-            rio__dtype_unpack(req->memtype, req->memcount, req->buf, 0, *done, ctx->pack) && !rc)
-            rc = RIO_E_NOMEM;
-        rio__dtype_put(bytes);
-        if (ctx->pack_len > PACK_KEEP) {
-            rio__pool_free(ctx->pack);
-            ctx->pack = NULL;
-            ctx->pack_len = 0;
-        }
+        int urc = rio__coll_unpack(ctx, req, bytes, *done);
+        if (!rc)
+            rc = urc;
     }
     return rc;
 }

@@ -154,6 +154,7 @@ enum {
 #undef RIO_STRATEGY
 };
 
+/* ---- request.c ----------------------------------------------------------------- */
 /** Hand this rank's own request to fn as pairs (strided runs, see struct
  *  rio_coll_pair), in file order, in batches of at most
  *  RIO_COLL_PAIR_BATCH; pairs that touch may come separately.  A vector
@@ -167,6 +168,22 @@ int rio__coll_pairs_each(const struct rio_coll_call *c,
 /** About how many pairs rio__coll_pairs_each hands out for c: its memory
  *  regions plus its file regions (c->regions; a capacity hint). */
 MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c);
+
+/** Make *out the packed form of q (a write's data copied in), its memory
+ *  side the context's contiguous copy as MPI_BYTE (*bytes, released by
+ *  rio__coll_unpack): 1 when done, 0 when q is served as it is (not a
+ *  fine-grained memory side, or no memory).  Local. */
+int rio__coll_pack(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
+                   struct rio_coll_req *out, struct rio_dtype **bytes);
+/** After a packed call: a read's done bytes unpacked into q's buffer,
+ *  bytes released, a large copy freed.  Local; RIO_E_NOMEM. */
+int rio__coll_unpack(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
+                     struct rio_dtype *bytes, MPI_Offset done);
+/** The file's size into *all, for a collective read.  Collective over
+ *  c's context; an error of the storage's get_size. */
+int rio__coll_file_size(const struct rio_coll_call *c, MPI_Offset *all);
+/** Bytes of q's view stream below file offset size, from file_start. */
+MPI_Offset rio__coll_readable(const struct rio_coll_req *q, MPI_Offset size);
 
 /* ---- strategy.c --------------------------------------------------------- */
 /** The strategy (or "auto") called name; NULL for NULL or a name no
