@@ -185,6 +185,17 @@ int rio__coll_file_size(const struct rio_coll_call *c, MPI_Offset *all);
 /** Bytes of q's view stream below file offset size, from file_start. */
 MPI_Offset rio__coll_readable(const struct rio_coll_req *q, MPI_Offset size);
 
+/* ---- summary.c ----------------------------------------------------------------- */
+/** c->first, end and regions: this rank's extent and file regions, from
+ *  the view, O(depth).  Local. */
+void rio__coll_own_extent(struct rio_coll_call *c);
+/** The summary of every rank's request into c->sum (and c->tbytes with
+ *  want_tbytes), with c->min, max, total and nonoverlap; computed instead
+ *  of exchanged where may_compute and the claim holds.  Collective; the
+ *  outcome is agreed: RIO_E_NOMEM on the rank that ran out, RIO_E_REMOTE
+ *  on the others.  c->first, end and regions must be set. */
+int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute);
+
 /* ---- strategy.c --------------------------------------------------------- */
 /** The strategy (or "auto") called name; NULL for NULL or a name no
  *  strategy has, which the caller must handle (it falls back).  Local. */
