@@ -30,6 +30,7 @@
 
 #include "coll.h"
 #include "../common/agree.h"
+#include "../indep/indep.h"
 #include "../select/select.h"
 
 #include <stdio.h>
@@ -195,6 +196,20 @@ void rio__coll_own_extent(struct rio_coll_call *c);
  *  outcome is agreed: RIO_E_NOMEM on the rank that ran out, RIO_E_REMOTE
  *  on the others.  c->first, end and regions must be set. */
 int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute);
+
+/* ---- modes.c ------------------------------------------------------------------- */
+/** This rank's own request through the independent method m; *done its
+ *  bytes.  Local. */
+int rio__coll_own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Offset *done);
+/** direct on storage that takes datatype requests: the whole request as
+ *  one view request.  Local. */
+int rio__coll_direct_view(struct rio_coll_call *c, MPI_Offset *done);
+/** token: each rank its own data, in rank order per target.  Collective. */
+int rio__coll_by_turns(struct rio_coll_call *c, MPI_Offset *done);
+/** prefetch: p's agents prefetch their domains, then each rank reads its
+ *  own data.  Collective. */
+int rio__coll_prefetch_then_read(struct rio_coll_call *c, const struct rio_coll_plan *p,
+                                 MPI_Offset *done);
 
 /* ---- strategy.c --------------------------------------------------------- */
 /** The strategy (or "auto") called name; NULL for NULL or a name no
