@@ -33,6 +33,7 @@
 #include "../indep/indep.h"
 #include "../select/select.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 #define RIO_COLL_NAME_LEN MPI_MAX_PROCESSOR_NAME
@@ -211,6 +212,43 @@ int rio__coll_by_turns(struct rio_coll_call *c, MPI_Offset *done);
 int rio__coll_prefetch_then_read(struct rio_coll_call *c, const struct rio_coll_plan *p,
                                  MPI_Offset *done);
 
+/* ---- auto.c -------------------------------------------------------------------- */
+/** Make ctx's selector for the storage st with layout l.  Collective
+ *  (rank 0 reads the profile); without memory ctx->sel stays NULL and the
+ *  fixed rules serve. */
+void rio__coll_make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
+                             const struct rio_hints *h, const struct rio_layout *l);
+
+/* A strategy and the name it was asked for by (a hint's value or the
+ * selector's candidate, valid during the call). */
+struct rio_coll_pick {
+    const char *name;
+    const struct rio_coll_strategy *s;
+};
+
+/** The strategy the hints ask for: the unaggregated one for atomic mode and
+ *  romio_cb_*=disable, the one resonio_strategy names, or auto; a name no
+ *  strategy has falls back to two_phase.  reason (n bytes) says why.
+ *  Local. */
+const struct rio_coll_strategy *rio__coll_choose(const struct rio_coll_req *q, char *reason,
+                                                 size_t n);
+/** The selector's choice for c, whose summary is in; keeps the call's
+ *  signature in the context for the steady path.  Local; the same on
+ *  every rank. */
+const char *rio__coll_select_auto(struct rio_coll_call *c, char *reason, size_t len);
+/** Whether c skips its summary (forced: the strategy forced, NULL under
+ *  auto; kept: the strategy the steady path keeps); sets this rank's
+ *  share of the agreement's steady values.  Local; the same on every
+ *  rank. */
+int rio__coll_steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c, int is_auto,
+                          const struct rio_coll_strategy *forced, struct rio_coll_pick *kept);
+/** Keep c's shape for the next call's steady path.  Local. */
+void rio__coll_keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *c);
+/** The call's outcome, agreed (the same vals and err on every rank): the
+ *  selector gets its throughput, and the next call learns whether it may
+ *  skip the summary.  Local. */
+void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err);
+
 /* ---- strategy.c --------------------------------------------------------- */
 /** The strategy (or "auto") called name; NULL for NULL or a name no
  *  strategy has, which the caller must handle (it falls back).  Local. */
@@ -303,6 +341,8 @@ MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_col
 /* What a call's agreement carries besides the error (maximum over the
  * ranks): steady path broken, shift, negated shift, nanoseconds. */
 #define RIO_COLL_AGREE_VALS 4
+/* A shift not measured (the agreement's maximum then is this). */
+#define RIO_COLL_NO_SHIFT LLONG_MIN
 _Static_assert(RIO_COLL_AGREE_VALS <= RIO_AGREE_MAX_VALS, "the agreement carries them all");
 
 /* Calls per strategy (rio__coll_report). */
@@ -368,13 +408,6 @@ MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx);
  *  only where h's cb_config_list names a host.  Collective; on failure
  *  the names stay unknown. */
 void rio__coll_gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h);
-
-/* ---- selection (coll.c) ------------------------------------------------------- */
-/** Make ctx's selector for the storage st with layout l.  Collective
- *  (rank 0 reads the profile); without memory ctx->sel stays NULL and the
- *  fixed rules serve. */
-void rio__coll_make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
-                             const struct rio_hints *h, const struct rio_layout *l);
 
 /* ---- exchange.c ---------------------------------------------------------------- */
 /** Run an EXCHANGE plan.  Collective.  Returns this rank's error. */
