@@ -41,20 +41,6 @@
 
 /* ---- the call --------------------------------------------------------------------------- */
 
-/* name is a strategy's own (the table's string), so one strategy is
- * always the same pointer. */
-static void count_strategy(struct rio_coll_ctx *ctx, const char *name)
-{
-    for (int i = 0; i < 16; i++) {
-        if (!ctx->counts[i].name)
-            ctx->counts[i].name = name;
-        if (ctx->counts[i].name == name) {
-            ctx->counts[i].calls++;
-            return;
-        }
-    }
-}
-
 /*
  * An aggregator holds the metadata of one round (RPIECE_BYTES per piece it
  * receives) next to the round buffer.  With tiny regions that could be
@@ -275,7 +261,7 @@ out:
         req->st->stats ? rio__stat_get_time(&req->st->stats->time_storage) - t_store0 : 0;
     L->ntargets = c.layout.count;
     ctx->last_unit = c.layout.unit;
-    count_strategy(ctx, s->name);
+    rio__coll_count_strategy(ctx, s->name);
     rio__coll_plan_free(&plan);
     free(c.sum);
     free(c.tbytes);
@@ -309,116 +295,4 @@ int rio__coll_rw(struct rio_coll_ctx **ctxp, const struct rio_coll_req *req,
         rio__coll_settle(ctx, vals, err);
     res->t_agree = rio__now() - t0;
     return err;
-}
-
-/* ---- what the last call did -------------------------------------------------------------- */
-
-/* A traced request of some rank: its time, then (for the regions of one
- * list call, which share a time) its rank and place in the rank's trace. */
-struct tentry {
-    double t;
-    MPI_Offset off, len;
-    int rank, seq;
-};
-
-static int cmp_tentry(const void *x, const void *y)
-{
-    const struct tentry *a = x, *b = y;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
-{
-    struct rio_coll_info *L = &ctx->last;
-    MPI_Comm comm = ctx->comm;
-    int P = ctx->nprocs, n = ctx->trace.n, rc = 0;
-    long long sums[4] = {L->bytes, L->exchanged, L->copies, n + ctx->trace.dropped}, tot[4];
-    double tm[2] = {L->time_exchange, L->time_storage}, tmax[2];
-    MPI_Allreduce(sums, tot, 4, MPI_LONG_LONG, MPI_SUM, comm);
-    MPI_Allreduce(tm, tmax, 2, MPI_DOUBLE, MPI_MAX, comm);
-
-    /* the trace of every rank, in time order, on rank 0 */
-    int *counts = rio__malloc(sizeof(int) * (size_t)P), *displs = rio__malloc(sizeof(int) * (size_t)P);
-    struct tentry *mine = rio__malloc(sizeof *mine * (size_t)(n ? n : 1)), *all = NULL;
-    int ok = counts && displs && mine, allok = 0;
-    MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, comm);
-    if (!allok) {
-        rc = RIO_E_NOMEM;
-        goto out;
-    }
-    for (int k = 0; k < n; k++)
-        mine[k] = (struct tentry){ctx->trace.t[k], ctx->trace.off[k], ctx->trace.len[k],
-                                  ctx->rank, k};
-    int nb = n * (int)sizeof(struct tentry);
-    MPI_Gather(&nb, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    long long total = 0;
-    if (ctx->rank == 0) {
-        for (int i = 0; i < P; i++) {
-            displs[i] = (int)total;
-            total += counts[i];
-        }
-        all = rio__malloc((size_t)(total ? total : 1));
-    }
-    int have = ctx->rank != 0 || all;
-    MPI_Bcast(&have, 1, MPI_INT, 0, comm);
-    if (!have) {
-        rc = RIO_E_NOMEM;
-        goto out;
-    }
-    MPI_Gatherv(mine, nb, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
-    *out = *L;
-    out->bytes = tot[0];
-    out->exchanged = tot[1];
-    out->copies = tot[2];
-    out->storage_reqs = tot[3];
-    out->time_exchange = tmax[0];
-    out->time_storage = tmax[1];
-    if (ctx->rank == 0) {
-        struct tentry *e = all;
-        long long ne = total / (long long)sizeof(struct tentry);
-        qsort(e, (size_t)ne, sizeof *e, cmp_tentry);
-        /* A request that spans stripes reaches each target it touches, at
-         * its first byte there. */
-        MPI_Offset unit = ctx->last_unit;
-        int T = out->ntargets > 0 ? out->ntargets : 1;
-        MPI_Offset prev[RIO_COLL_MAX_TARGETS];
-        for (int t = 0; t < RIO_COLL_MAX_TARGETS; t++)
-            prev[t] = -1;
-        for (long long k = 0; k < ne; k++) {
-            MPI_Offset off = e[k].off, end = e[k].off + e[k].len;
-            for (int hop = 0; off < end && hop < T; hop++) {
-                int t = T > 1 ? (int)((off / unit) % T) : 0;
-                if (t < RIO_COLL_MAX_TARGETS) {
-                    out->target_reqs[t]++;
-                    if (prev[t] >= 0 && off > prev[t])
-                        out->target_ascending[t]++;
-                    prev[t] = off;
-                }
-                off = T > 1 ? (off / unit + 1) * unit : end;
-            }
-        }
-    }
-    MPI_Bcast(out->target_reqs, RIO_COLL_MAX_TARGETS, MPI_LONG_LONG, 0, comm);
-    MPI_Bcast(out->target_ascending, RIO_COLL_MAX_TARGETS, MPI_LONG_LONG, 0, comm);
-out:
-    free(counts);
-    free(displs);
-    free(mine);
-    free(all);
-    return rc;
-}
-
-void rio__coll_report(struct rio_coll_ctx *ctx, const char *filename)
-{
-    if (!ctx || ctx->rank != 0)
-        return;
-    for (int i = 0; i < 16 && ctx->counts[i].name; i++)
-        fprintf(stderr, "  collective   %s: %lld calls\n", ctx->counts[i].name,
-                ctx->counts[i].calls);
-    rio__select_report(ctx->sel, stderr);
-    (void)filename;
 }

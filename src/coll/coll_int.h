@@ -249,6 +249,11 @@ void rio__coll_keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *
  *  skip the summary.  Local. */
 void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err);
 
+/* ---- trace.c ------------------------------------------------------------------- */
+/** Count a call served by the strategy called name (the table's own
+ *  string).  Local. */
+void rio__coll_count_strategy(struct rio_coll_ctx *ctx, const char *name);
+
 /* ---- strategy.c --------------------------------------------------------- */
 /** The strategy (or "auto") called name; NULL for NULL or a name no
  *  strategy has, which the caller must handle (it falls back).  Local. */
