@@ -1,45 +1,47 @@
 /*
- * coll.c — the skeleton of every collective call.
+ * coll.c — the skeleton of every collective call, top to bottom.
  *
- *   1. extent    this rank's first and last file byte and its region count,
+ *   1. strategy  the hints' choice, or auto (auto.c)
+ *   2. extent    this rank's first and last file byte and its region count,
  *                by view arithmetic, without walking the request
- *   2. summary   one allgather of each rank's extent, bytes and regions
+ *                (summary.c); a fine-grained memory side is packed first
+ *                (request.c)
+ *   3. summary   one allgather of each rank's extent, bytes and regions
  *                (with bytes per target when the strategy needs them); with
  *                same_io_size and contiguous_data an allreduce that checks
  *                the claim replaces it and ranks compute each other's
- *                requests
- *   3. plan      the strategy's choices (coll_int.h)
- *   4. run       exchange rounds (exchange.c), which walk the request as
- *                runs contiguous in file and memory, in file order (the
- *                pairs), and cut them into pieces per aggregator (O(own
- *                regions) memory; the only list ever built, and only when
- *                data goes through aggregators), or no exchange: one
- *                datatype request per rank (direct), the independent
- *                chooser, ranks taking turns in groups (token), or agents
- *                prefetching before every rank reads its own data.  A
- *                read's exchange first cuts each rank's request at end of
- *                file (one allreduce of the size), so the rounds never
- *                touch a caller's bytes past what was read
- *   5. outcome   the caller agrees on the error; this rank's storage
- *                requests are traced so rio_coll_last can tell the order
- *                in which each target saw them
+ *                requests (summary.c); under auto the steady path may skip
+ *                it and the selector picks (auto.c)
+ *   4. plan      the strategy's choices (coll_int.h, strategies/)
+ *   5. run       exchange rounds (exchange.c, pieces.c), which walk the
+ *                request as runs contiguous in file and memory, in file
+ *                order (request.c), and cut them into pieces per
+ *                aggregator (O(own regions) memory; the only list ever
+ *                built, and only when data goes through aggregators), or
+ *                no exchange (modes.c): one datatype request per rank
+ *                (direct), the independent chooser, ranks taking turns in
+ *                groups (token), or agents prefetching before every rank
+ *                reads its own data.  A read's exchange first cuts each
+ *                rank's request at end of file (one allreduce of the size),
+ *                so the rounds never touch a caller's bytes past what was
+ *                read
+ *   6. record    what this rank saw of the call, which rio__coll_last
+ *                gathers, with the storage requests traced so it can tell
+ *                the order in which each target saw them (trace.c)
+ *   7. agree     one collective agrees on the error and carries the
+ *                measurements the selector and the steady path settle on
+ *                (auto.c); the call returns the agreed code
  *
- * A rank with nothing to do (or with a local error) still takes part with
- * an empty request, so no collective waits for it.
+ * The helpers live in the files of their concepts, declared in
+ * coll_int.h; none of them calls back into this file.  A rank with
+ * nothing to do (or with a local error) still takes part with an empty
+ * request, so no collective waits for it.
  */
 #include "coll_int.h"
-#include "../common/agree.h"
-#include "../common/cblist.h"
-#include "../indep/indep.h"
-#include "../select/select.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-
-/* ---- the call --------------------------------------------------------------------------- */
 
 /*
  * An aggregator holds the metadata of one round (RPIECE_BYTES per piece it
