@@ -1,8 +1,14 @@
 /*
  * coll_int.h — private declarations of the collective engine.
  *
- * A call goes through coll.c (summary, plan, dispatch, agreement, trace)
- * and, for strategies that aggregate, exchange.c (pieces, rounds).  A
+ * A call goes through the skeleton in coll.c, which calls each concept in
+ * its own file and nothing calls back into it: context.c (the per-file
+ * state), request.c (this rank's request: packing, pairs, end of file),
+ * summary.c (every rank's extent), auto.c (hint to strategy, selector,
+ * steady path, settling the agreed outcome), strategy.c and strategies/
+ * (the plans), exchange.c and pieces.c (rounds, for strategies that
+ * aggregate), modes.c (the modes without exchange) and trace.c (what the
+ * last call did).  The declarations below come in sections per file.  A
  * strategy fills a plan: which ranks aggregate and which file bytes each
  * one handles (its domain).  Domains come in two kinds:
  *
