@@ -1,767 +1,47 @@
 /*
- * coll.c — the skeleton of every collective call.
+ * coll.c — the skeleton of every collective call, top to bottom.
  *
- *   1. extent    this rank's first and last file byte and its region count,
+ *   1. strategy  the hints' choice, or auto (auto.c)
+ *   2. extent    this rank's first and last file byte and its region count,
  *                by view arithmetic, without walking the request
- *   2. summary   one allgather of each rank's extent, bytes and regions
+ *                (summary.c); a fine-grained memory side is packed first
+ *                (request.c)
+ *   3. summary   one allgather of each rank's extent, bytes and regions
  *                (with bytes per target when the strategy needs them); with
  *                same_io_size and contiguous_data an allreduce that checks
  *                the claim replaces it and ranks compute each other's
- *                requests
- *   3. plan      the strategy's choices (coll_int.h)
- *   4. run       exchange rounds (exchange.c), which walk the request as
- *                runs contiguous in file and memory, in file order (the
- *                pairs), and cut them into pieces per aggregator (O(own
- *                regions) memory; the only list ever built, and only when
- *                data goes through aggregators), or no exchange: one
- *                datatype request per rank (direct), the independent
- *                chooser, ranks taking turns in groups (token), or agents
- *                prefetching before every rank reads its own data.  A
- *                read's exchange first cuts each rank's request at end of
- *                file (one allreduce of the size), so the rounds never
- *                touch a caller's bytes past what was read
- *   5. outcome   the caller agrees on the error; this rank's storage
- *                requests are traced so rio_coll_last can tell the order
- *                in which each target saw them
+ *                requests (summary.c); under auto the steady path may skip
+ *                it and the selector picks (auto.c)
+ *   4. plan      the strategy's choices (coll_int.h, strategies/)
+ *   5. run       exchange rounds (exchange.c, pieces.c), which walk the
+ *                request as runs contiguous in file and memory, in file
+ *                order (request.c), and cut them into pieces per
+ *                aggregator (O(own regions) memory; the only list ever
+ *                built, and only when data goes through aggregators), or
+ *                no exchange (modes.c): one datatype request per rank
+ *                (direct), the independent chooser, ranks taking turns in
+ *                groups (token), or agents prefetching before every rank
+ *                reads its own data.  A read's exchange first cuts each
+ *                rank's request at end of file (one allreduce of the size),
+ *                so the rounds never touch a caller's bytes past what was
+ *                read
+ *   6. record    what this rank saw of the call, which rio__coll_last
+ *                gathers, with the storage requests traced so it can tell
+ *                the order in which each target saw them (trace.c)
+ *   7. agree     one collective agrees on the error and carries the
+ *                measurements the selector and the steady path settle on
+ *                (auto.c); the call returns the agreed code
  *
- * A rank with nothing to do (or with a local error) still takes part with
- * an empty request, so no collective waits for it.
+ * The helpers live in the files of their concepts, declared in
+ * coll_int.h; none of them calls back into this file.  A rank with
+ * nothing to do (or with a local error) still takes part with an empty
+ * request, so no collective waits for it.
  */
 #include "coll_int.h"
-#include "../indep/indep.h"
-#include "../select/select.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TAG_TURN 14
-#define TRACE_CAP 65536
-
-struct strat_count {
-    const char *name;
-    long long calls;
-};
-
-struct rio_coll_ctx {
-    MPI_Comm comm;           /* private duplicate */
-    int rank, nprocs;
-    int *node_real;          /* node of each rank by shared memory */
-    int nnodes_real;
-    int *node_virt;          /* scratch for virtual nodes */
-    char *names;             /* processor name of each rank (RIO_COLL_NAME_LEN apart),
-                                gathered at the first call whose cb_config_list names
-                                a host */
-    MPI_Comm node_comm;      /* ranks sharing memory with this one */
-    int *node_rank;          /* rank in node_comm of each rank, -1 off this node */
-    MPI_Win shm_win;         /* round buffers in node-shared memory (resonio_shm) */
-    size_t shm_len;          /* bytes of this rank's part */
-    char *cbuf;
-    size_t cbuf_len;
-    char *pack;              /* the packed memory side of fine-grained requests */
-    size_t pack_len;
-    struct rio_store_trace trace;
-    /* the last call */
-    struct rio_coll_info last;
-    MPI_Offset last_unit;    /* stripe unit of the last call's layout */
-    struct rio_select *sel;  /* strategy selection, made at the first call */
-    /* The steady path: while the selector's choice for a signature is a
-     * strategy where each rank serves itself, and each rank's request
-     * keeps its size and shape and moves by the same distance as every
-     * other's, the signature is known without a summary (rio__coll_settle) */
-    int steady;              /* agreed: the last call kept such a choice */
-    struct rio_sel_sig sig;  /* the last selected call's signature */
-    MPI_Offset own[4];       /* this rank's bytes, regions, span and first byte then */
-    /* the call in flight, for its agreement */
-    MPI_Offset agree[RIO_COLL_AGREE_VALS];
-    int call_selected;       /* the selector chose its strategy */
-    int call_alone;          /* ... one where each rank served itself */
-    MPI_Offset call_total;   /* all ranks' bytes */
-    struct strat_count counts[16];
-};
-
-MPI_Comm rio__coll_comm(const struct rio_coll_ctx *ctx)
-{
-    return ctx->comm;
-}
-
-char *rio__coll_buffer(struct rio_coll_ctx *ctx, size_t len)
-{
-    if (ctx->cbuf_len < len) {
-        rio__pool_free(ctx->cbuf);
-        ctx->cbuf = rio__pool_alloc(len);
-        ctx->cbuf_len = ctx->cbuf ? len : 0;
-    }
-    return ctx->cbuf;
-}
-
-int rio__coll_shm(struct rio_coll_ctx *ctx, int want, size_t len, MPI_Win *win,
-                  const int **node_rank)
-{
-    /* Every rank of the node takes part, so the decision is the node's. */
-    int use = want && ctx->node_comm != MPI_COMM_NULL && ctx->node_rank;
-    int all = 0;
-    MPI_Allreduce(&use, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!all)
-        return 0;
-    int grow = len > ctx->shm_len || ctx->shm_win == MPI_WIN_NULL, any = 0;
-    MPI_Allreduce(&grow, &any, 1, MPI_INT, MPI_MAX, ctx->node_comm);
-    if (any) {
-        char *base;
-        if (ctx->shm_win != MPI_WIN_NULL)
-            MPI_Win_free(&ctx->shm_win);
-        size_t n = RIO_MAX(len, ctx->shm_len);
-        if (MPI_Win_allocate_shared((MPI_Aint)n, 1, MPI_INFO_NULL, ctx->node_comm, &base,
-                                    &ctx->shm_win) != MPI_SUCCESS) {
-            ctx->shm_win = MPI_WIN_NULL;
-            ctx->shm_len = 0;
-        } else {
-            ctx->shm_len = n;
-        }
-    }
-    int ok = ctx->shm_win != MPI_WIN_NULL;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!all)
-        return 0;
-    *win = ctx->shm_win;
-    *node_rank = ctx->node_rank;
-    return 1;
-}
-
-MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx)
-{
-    return ctx->node_comm;
-}
-
-int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out)
-{
-    struct rio_coll_ctx *ctx = rio__calloc(1, sizeof *ctx);
-    MPI_Comm dup = MPI_COMM_NULL, node = MPI_COMM_NULL;
-    int rc = 0, nprocs = 0;
-    *out = NULL;
-    /* every rank takes the collectives up to the agreement, also one
-     * whose allocations failed */
-    MPI_Comm_dup(comm, &dup);
-    MPI_Comm_size(dup, &nprocs);
-    if (ctx) {
-        ctx->comm = dup;
-        ctx->node_comm = MPI_COMM_NULL;
-        ctx->shm_win = MPI_WIN_NULL;
-        MPI_Comm_rank(ctx->comm, &ctx->rank);
-        ctx->nprocs = nprocs;
-        ctx->node_real = rio__malloc(sizeof(int) * (size_t)nprocs);
-        ctx->node_virt = rio__malloc(sizeof(int) * (size_t)nprocs);
-        ctx->node_rank = rio__malloc(sizeof(int) * (size_t)nprocs);
-        ctx->trace.off = rio__pool_alloc(sizeof(MPI_Offset) * TRACE_CAP);
-        ctx->trace.len = rio__pool_alloc(sizeof(MPI_Offset) * TRACE_CAP);
-        ctx->trace.t = rio__pool_alloc(sizeof(double) * TRACE_CAP);
-        ctx->trace.cap = TRACE_CAP;
-    }
-    int ok = ctx && ctx->node_real && ctx->node_virt && ctx->node_rank && ctx->trace.off &&
-             ctx->trace.len && ctx->trace.t;
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);
-    if (!all_ok) {
-        rc = ok ? RIO_E_REMOTE : RIO_E_NOMEM;
-        if (!ctx)
-            MPI_Comm_free(&dup);
-        goto fail;
-    }
-    /* nodes: the lowest rank of each shared-memory group names it */
-    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int leader = ctx->rank;
-    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-    ctx->node_comm = node;
-    MPI_Group wg, ng;
-    MPI_Comm_group(ctx->comm, &wg);
-    MPI_Comm_group(node, &ng);
-    for (int i = 0; i < ctx->nprocs; i++) /* node_virt as scratch: 0 .. P-1 */
-        ctx->node_virt[i] = i;
-    MPI_Group_translate_ranks(wg, ctx->nprocs, ctx->node_virt, ng, ctx->node_rank);
-    for (int i = 0; i < ctx->nprocs; i++)
-        if (ctx->node_rank[i] == MPI_UNDEFINED)
-            ctx->node_rank[i] = -1;
-    MPI_Group_free(&wg);
-    MPI_Group_free(&ng);
-    /* every rank fills its own slot; one reduction gives everyone the map */
-    for (int i = 0; i < ctx->nprocs; i++)
-        ctx->node_real[i] = -1;
-    ctx->node_real[ctx->rank] = leader;
-    MPI_Allreduce(MPI_IN_PLACE, ctx->node_real, ctx->nprocs, MPI_INT, MPI_MAX, ctx->comm);
-    int n = 0;
-    for (int i = 0; i < ctx->nprocs; i++) {
-        if (ctx->node_real[i] == i)
-            ctx->node_virt[i] = n++;
-        ctx->node_real[i] = ctx->node_virt[ctx->node_real[i]];
-    }
-    ctx->nnodes_real = n;
-    *out = ctx;
-    return 0;
-fail:
-    rio__coll_ctx_free(ctx);
-    return rc;
-}
-
-void rio__coll_ctx_free(struct rio_coll_ctx *ctx)
-{
-    if (!ctx)
-        return;
-    if (ctx->shm_win != MPI_WIN_NULL)
-        MPI_Win_free(&ctx->shm_win);
-    if (ctx->node_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&ctx->node_comm);
-    if (ctx->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&ctx->comm);
-    rio__select_free(ctx->sel);
-    free(ctx->node_rank);
-    free(ctx->node_real);
-    free(ctx->node_virt);
-    free(ctx->names);
-    rio__pool_free(ctx->cbuf);
-    rio__pool_free(ctx->pack);
-    rio__pool_free(ctx->trace.off);
-    rio__pool_free(ctx->trace.len);
-    rio__pool_free(ctx->trace.t);
-    free(ctx);
-}
-
-/* ---- 1. the own request as pairs ------------------------------------------------- */
-
-/*
- * A memory side of tiny pieces (FLASH's 8-byte variables) would make a
- * pair per piece: a list as long as the data, exchanged and issued piece
- * by piece.  Such a request is packed first (one tight copy loop over the
- * type's blocks) and served from the contiguous copy; a read is unpacked
- * at the end.  The copy is kept for the next call: fresh pages cost more
- * than the copy.
- */
-#define PACK_PIECE 512                      /* mean memory piece that is packed */
-#define PACK_MAX ((MPI_Offset)1 << 30)      /* larger requests are not packed */
-#define PACK_KEEP ((size_t)64 << 20)        /* larger copies are not kept */
-
-static int pack_wanted(const struct rio_coll_req *q)
-{
-    const struct rio_dtype_info *mi = rio__dtype_info(q->memtype);
-    return q->nbytes > 0 && q->nbytes <= PACK_MAX && !mi->contig && mi->regions > 0 &&
-           mi->size / mi->regions <= PACK_PIECE;
-}
-
-/* Make *out the packed form of q (a write's data copied in): 1 when done,
- * 0 when q is served as it is (not wanted, or no memory). */
-static int pack_request(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
-                        struct rio_coll_req *out, struct rio_dtype **bytes)
-{
-    if (!pack_wanted(q))
-        return 0;
-    size_t n = (size_t)q->nbytes;
-    if (ctx->pack_len < n) {
-        rio__pool_free(ctx->pack);
-        ctx->pack = rio__pool_alloc(n);
-        ctx->pack_len = ctx->pack ? n : 0;
-        if (!ctx->pack)
-            return 0;
-    }
-    if (rio__dtype_get(MPI_BYTE, bytes))
-        return 0;
-    if (q->write && rio__dtype_pack(q->memtype, q->memcount, q->buf, 0, q->nbytes, ctx->pack)) {
-        rio__dtype_put(*bytes);
-        return 0;
-    }
-    *out = *q;
-    out->buf = ctx->pack;
-    out->memtype = *bytes;
-    out->memcount = q->nbytes;
-    return 1;
-}
-
-/* Contract in coll_int.h. */
-MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c)
-{
-    const struct rio_coll_req *q = c->req;
-    const struct rio_dtype_info *m = rio__dtype_info(q->memtype);
-    MPI_Offset n = q->nbytes, guess = 4; /* partial regions at either end */
-    if (n <= 0)
-        return 0;
-    guess += m->contig || m->size <= 0 ? 1 : (n / m->size + 1) * m->regions;
-    guess += c->regions; /* the file side, counted by own_extent */
-    return RIO_MIN(guess, n + 1);
-}
-
-/* Contract in coll_int.h. */
-int rio__coll_pairs_each(const struct rio_coll_call *c,
-                         int (*fn)(void *arg, const struct rio_coll_pair *v, int n), void *arg)
-{
-    const struct rio_coll_req *q = c->req;
-    struct rio_dtype_iter mi, fi;
-    struct rio_coll_pair b[RIO_COLL_PAIR_BATCH];
-    MPI_Offset moff = 0, mlen = 0, foff = 0, flen = 0, left = q->nbytes;
-    int rc = 0, n = 0, have_m = 0, have_f = 0;
-    if (left <= 0)
-        return 0;
-    rc = rio__dtype_iter_init(&mi, q->memtype, q->memcount, 0);
-    if (rc)
-        return rc;
-    rc = rio__dtype_iter_init(&fi, q->filetype, -1, q->file_start);
-    if (rc) {
-        rio__dtype_iter_free(&mi);
-        return rc;
-    }
-    /* memory in one region (a contiguous buffer): the pairs are the file
-     * regions, taken from the file type a batch at a time */
-    have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);
-    while (have_m && mlen == left && left > 0 && !rc) {
-        int k = 0;
-        MPI_Offset o, l, st;
-        MPI_Count cnt;
-        while (k < RIO_COLL_PAIR_BATCH && left > 0 &&
-               rio__dtype_iter_strided(&fi, left, &o, &l, &st, &cnt)) {
-            b[k++] = (struct rio_coll_pair){q->disp + o, l, (char *)q->buf + moff, cnt, st, l};
-            moff += l * cnt, mlen -= l * cnt, left -= l * cnt;
-        }
-        if (!k) {
-            rc = RIO_E_ARG;
-            break;
-        }
-        rc = fn(arg, b, k);
-    }
-    while (left > 0 && !rc) {
-        if (!mlen)
-            have_m = rio__dtype_iter_next(&mi, left, &moff, &mlen);
-        if (!flen)
-            have_f = rio__dtype_iter_next(&fi, left, &foff, &flen);
-        if (!have_m || !have_f) {
-            rc = RIO_E_ARG;
-            break;
-        }
-        MPI_Offset len = RIO_MIN(RIO_MIN(mlen, flen), left);
-        b[n++] = (struct rio_coll_pair){q->disp + foff, len, (char *)q->buf + moff, 1, len, len};
-        moff += len, mlen -= len, foff += len, flen -= len, left -= len;
-        if (n == RIO_COLL_PAIR_BATCH) {
-            rc = fn(arg, b, n);
-            n = 0;
-        }
-    }
-    if (!rc && n)
-        rc = fn(arg, b, n);
-    rio__dtype_iter_free(&mi);
-    rio__dtype_iter_free(&fi);
-    return rc;
-}
-
-/* ---- 2. summary ---------------------------------------------------------------------- */
-
-MPI_Offset rio__coll_tbytes(const struct rio_coll_call *c, int i, int t)
-{
-    return c->tbytes ? c->tbytes[(size_t)i * (size_t)c->layout.count + (size_t)t] : 0;
-}
-
-/* Add the bytes of [off, off+len) to row[target]. */
-static void per_target(const struct rio_layout *l, MPI_Offset off, MPI_Offset len,
-                       MPI_Offset *row)
-{
-    while (len > 0) {
-        MPI_Offset s = off / l->unit, n = RIO_MIN(len, l->unit - off % l->unit);
-        row[s % l->count] += n;
-        off += n;
-        len -= n;
-    }
-}
-
-/* This rank's first and one-past-last file byte, from the view (views are
- * monotonic), and its file regions: one when the bytes are contiguous in
- * the file, else the filetype's regions per tile times the tiles the
- * request covers, rounded up (exact for whole tiles; the selector's
- * signature and rules need no more).  O(depth): a fine-grained request
- * is never walked for its summary. */
-static void own_extent(struct rio_coll_call *c)
-{
-    const struct rio_coll_req *q = c->req;
-    c->first = c->end = c->regions = 0;
-    if (q->nbytes <= 0)
-        return;
-    rio__dtype_view_extent(q->filetype, q->disp, q->file_start, q->nbytes, &c->first, &c->end);
-    const struct rio_dtype_info *fi = rio__dtype_info(q->filetype);
-    if (c->end - c->first == q->nbytes || fi->contig || fi->size <= 0 || fi->regions <= 0) {
-        c->regions = 1;
-        return;
-    }
-    double r = (double)q->nbytes * (double)fi->regions / (double)fi->size; /* no overflow */
-    MPI_Offset n = (MPI_Offset)r;
-    c->regions = RIO_MAX(n + ((double)n < r - 1e-6), (MPI_Offset)1);
-}
-
-/* This rank's bytes per target into row (T entries), walking the file
- * regions of the request (not the memory side).  Local; RIO_E_NOMEM. */
-static int own_tbytes(const struct rio_coll_call *c, MPI_Offset *row)
-{
-    const struct rio_coll_req *q = c->req;
-    struct rio_dtype_iter fi;
-    MPI_Offset left = q->nbytes, off, len;
-    if (left <= 0)
-        return 0;
-    if (c->end - c->first == left) {
-        per_target(&c->layout, c->first, left, row);
-        return 0;
-    }
-    int rc = rio__dtype_iter_init(&fi, q->filetype, -1, q->file_start);
-    if (rc)
-        return rc;
-    while (left > 0 && rio__dtype_iter_next(&fi, left, &off, &len)) {
-        per_target(&c->layout, q->disp + off, len, row);
-        left -= len;
-    }
-    rio__dtype_iter_free(&fi);
-    return 0;
-}
-
-/* The claim of same_io_size and contiguous_data, checked with one
- * allreduce: every request one region of the same size, rank i's at
- * base + i * size.  The same allreduce agrees on `ok` (0: some rank
- * cannot go on).  Fills c->sum without exchanging it; returns 1 if the
- * claim held, 0 if not, -1 if some rank was not ok. */
-static int summary_computed(struct rio_coll_call *c, int ok)
-{
-    MPI_Offset bytes = c->req->nbytes, base = c->first - (MPI_Offset)c->rank * bytes;
-    MPI_Offset v[7] = {bytes, -bytes, base, -base, c->regions == 1, -(c->regions == 1), !ok};
-    MPI_Offset r[7];
-    MPI_Allreduce(v, r, 7, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
-    if (r[6])
-        return -1;
-    if (r[0] != -r[1] || r[2] != -r[3] || r[4] != 1 || -r[5] != 1 || r[0] <= 0)
-        return 0;
-    for (int i = 0; i < c->nprocs; i++) {
-        c->sum[i].first = r[2] + (MPI_Offset)i * r[0];
-        c->sum[i].end = c->sum[i].first + r[0];
-        c->sum[i].bytes = r[0];
-        c->sum[i].regions = 1;
-        if (c->tbytes)
-            per_target(&c->layout, c->sum[i].first, r[0],
-                       &c->tbytes[(size_t)i * (size_t)c->layout.count]);
-    }
-    return 1;
-}
-
-/* Rows of the summary up to this many words in all ranks together live
- * on the stack, and their allgather carries each rank's `ok`. */
-#define SUMMARY_STACK 256
-
-/* Allocation and this rank's bytes per target first, and agreed on, so
- * that no rank is left in a collective that another rank never reaches.
- * The agreement rides on the summary's own collective; only a summary too
- * large for the stack needs a separate allreduce first.  c->first, end
- * and regions are set (own_extent). */
-static int summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
-{
-    int T = c->layout.count, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
-    MPI_Offset stack[SUMMARY_STACK], *mine = NULL, *all = NULL;
-    int small = (size_t)w * ((size_t)P + 1) <= SUMMARY_STACK, rc = 0;
-    c->sum = rio__calloc((size_t)P, sizeof *c->sum);
-    if (want_tbytes)
-        c->tbytes = rio__calloc((size_t)P * (size_t)T, sizeof(MPI_Offset));
-    if (small) {
-        mine = stack;
-        all = stack + w;
-        memset(mine, 0, sizeof *mine * (size_t)w);
-    } else {
-        mine = rio__calloc((size_t)w, sizeof *mine);
-        all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
-    }
-    int tb_rc = mine && want_tbytes ? own_tbytes(c, mine + 5) : 0;
-    int ok = !tb_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = ok;
-    if (!small)
-        MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
-    /* go: every rank takes the next collective.  With small rows a rank
-     * that is not ok still takes it (its ok rides along); with large ones
-     * the allreduce above has told every rank already. */
-    int go = small || allok, computed = 0;
-    if (go && may_compute) {
-        computed = summary_computed(c, ok);
-        go = allok = computed >= 0;
-    }
-    if (go && computed) {
-        c->summary_skipped = 1;
-    } else if (go) {
-        mine[0] = c->first;
-        mine[1] = c->end;
-        mine[2] = c->req->nbytes;
-        mine[3] = c->regions;
-        mine[4] = ok;
-        MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, c->ctx->comm);
-        for (int i = 0; i < P; i++)
-            allok = allok && all[(size_t)i * (size_t)w + 4];
-        for (int i = 0; allok && i < P; i++) {
-            const MPI_Offset *row = all + (size_t)i * (size_t)w;
-            c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
-            if (want_tbytes)
-                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 5,
-                       sizeof(MPI_Offset) * (size_t)T);
-        }
-    }
-    if (!allok) {
-        rc = tb_rc ? tb_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
-        goto out;
-    }
-    c->min = -1;
-    c->max = 0;
-    c->total = 0;
-    c->nonoverlap = 1;
-    MPI_Offset prev_end = -1;
-    for (int i = 0; i < P; i++) {
-        const struct rio_coll_sum *q = &c->sum[i];
-        c->total += q->bytes;
-        if (q->first >= q->end)
-            continue;
-        if (c->min < 0 || q->first < c->min)
-            c->min = q->first;
-        c->max = RIO_MAX(c->max, q->end);
-        if (q->first < prev_end)
-            c->nonoverlap = 0;
-        prev_end = q->end;
-    }
-    if (c->min < 0)
-        c->min = 0;
-out:
-    if (!small) {
-        free(mine);
-        free(all);
-    }
-    return rc;
-}
-
-/* ---- 4. the modes without exchange --------------------------------------------------- */
-
-static int own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Offset *done)
-{
-    const struct rio_coll_req *q = c->req;
-    struct rio_indep_req r = {
-        .st = q->st, .write = q->write, .buf = q->buf, .memtype = q->memtype,
-        .memcount = q->memcount, .filetype = q->filetype, .disp = q->disp,
-        .file_start = q->file_start, .nbytes = q->nbytes, .method = m,
-        .first = c->first, .end = c->end, /* own_extent's */
-    };
-    rio_stats *stats = q->st->stats;
-    long long copies0 = stats ? rio__stat_get(&stats->copies) : 0;
-    *done = 0;
-    if (q->nbytes <= 0)
-        return 0;
-    int rc = rio__indep_rw(&r, done);
-    if (stats)
-        c->copies += rio__stat_get(&stats->copies) - copies0;
-    return rc;
-}
-
-/*
- * The direct strategy on storage that takes datatype requests (emu): the
- * rank's whole request is one view request — the filetype's dataloop goes
- * to each target with only that target's bytes, and the servers place
- * them (ECIO's server-side redistribution).  The memory side must be one
- * contiguous run: a packed request (pack_request) is; another one is
- * packed here.
- */
-static int direct_view(struct rio_coll_call *c, MPI_Offset *done)
-{
-    const struct rio_coll_req *q = c->req;
-    struct rio_dtype_iter it;
-    MPI_Offset off = 0, len = 0;
-    char *buf, *tmp = NULL;
-    int rc;
-    *done = 0;
-    if (q->nbytes <= 0)
-        return 0;
-    rc = rio__dtype_iter_init(&it, q->memtype, q->memcount, 0);
-    if (rc)
-        return rc;
-    int one = rio__dtype_iter_next(&it, q->nbytes, &off, &len) && len >= q->nbytes;
-    rio__dtype_iter_free(&it);
-    if (one) {
-        buf = (char *)q->buf + off;
-    } else {
-        tmp = rio__malloc((size_t)q->nbytes);
-        if (!tmp)
-            return RIO_E_NOMEM;
-        if (q->write &&
-            (rc = rio__dtype_pack(q->memtype, q->memcount, q->buf, 0, q->nbytes, tmp))) {
-            free(tmp);
-            return rc;
-        }
-        c->copies += q->nbytes;
-        buf = tmp;
-    }
-    if (q->write) {
-        rc = rio__store_write_view(q->st, q->filetype, q->disp, q->file_start, buf, q->nbytes);
-        if (!rc)
-            *done = q->nbytes;
-    } else {
-        rc = rio__store_read_view(q->st, q->filetype, q->disp, q->file_start, buf, q->nbytes,
-                                  done);
-        if (tmp && *done > 0) {
-            int urc = rio__dtype_unpack(q->memtype, q->memcount, q->buf, 0, *done, tmp);
-            if (!rc)
-                rc = urc;
-        }
-    }
-    free(tmp);
-    return rc;
-}
-
-/*
- * Ranks write their own data, each target receiving requests in rank
- * order, which in a non-overlapping call is offset order: a rank waits for
- * the previous rank on each target it writes (a turn token), writes, and
- * passes the turn to the next rank on each of its targets.  Ranks whose
- * targets differ proceed together, so as many ranks issue at once as the
- * targets allow (resonant-io.txt §3.4's groups, made exact).  Without a
- * per-target summary, ranks take turns one at a time.
- */
-static int by_turns(struct rio_coll_call *c, MPI_Offset *done)
-{
-    int T = c->tbytes ? c->layout.count : 1, P = c->nprocs, me = c->rank, rc;
-    int *prev = rio__malloc(sizeof(int) * (size_t)T), *next = rio__malloc(sizeof(int) * (size_t)T);
-    int np = 0, nn = 0;
-    if (!prev || !next) { /* stay in step with the others: plain rank order */
-        np = me > 0;
-        nn = me + 1 < P;
-        free(prev);
-        free(next);
-        prev = next = NULL;
-    } else {
-        for (int t = 0; t < T; t++) {
-            if (c->tbytes && rio__coll_tbytes(c, me, t) == 0)
-                continue;
-            int p = -1, n = -1;
-            for (int j = me - 1; j >= 0 && p < 0; j--)
-                if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
-                    p = j;
-            for (int j = me + 1; j < P && n < 0; j++)
-                if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
-                    n = j;
-            int dup = 0;
-            for (int k = 0; k < np; k++)
-                dup |= prev[k] == p;
-            if (p >= 0 && !dup)
-                prev[np++] = p;
-            dup = 0;
-            for (int k = 0; k < nn; k++)
-                dup |= next[k] == n;
-            if (n >= 0 && !dup)
-                next[nn++] = n;
-        }
-    }
-    for (int k = 0; k < np; k++)
-        MPI_Recv(NULL, 0, MPI_BYTE, prev ? prev[k] : me - 1, TAG_TURN, c->ctx->comm,
-                 MPI_STATUS_IGNORE);
-    rc = own_request(c, RIO_INDEP_LIST, done);
-    for (int k = 0; k < nn; k++)
-        MPI_Send(NULL, 0, MPI_BYTE, next ? next[k] : me + 1, TAG_TURN, c->ctx->comm);
-    free(prev);
-    free(next);
-    return rc;
-}
-
-static int cmp_region(const void *x, const void *y)
-{
-    const struct rio_region *a = x, *b = y;
-    return a->off < b->off ? -1 : a->off > b->off;
-}
-
-/* Agents ask storage for their domains first, every role of a rank in one
- * ascending list (the stripes of several targets go out together); after
- * everyone has, each rank reads its own data, served from the storage
- * cache.  The prefetch is advice: if it fails or there is no memory for
- * the list, the reads still read everything. */
-static int prefetch_then_read(struct rio_coll_call *c, const struct rio_coll_plan *p,
-                              MPI_Offset *done)
-{
-    struct rio_store *st = c->req->st;
-    struct rio_region *reg = NULL;
-    int n = 0, cap = 0, ok = 1;
-    for (int a = 0; a < p->naggs && st->ops->prefetch && ok; a++) {
-        if (p->aggs[a] != c->rank)
-            continue;
-        const struct rio_coll_domain *d = &p->dom[a];
-        MPI_Offset unit = d->kind == RIO_DOM_TARGETS ? c->layout.unit : d->end - d->start;
-        for (MPI_Offset off = d->start; off < d->end && unit > 0 && ok;) {
-            MPI_Offset x = rio__coll_coord(c, d, off);
-            MPI_Offset len = RIO_MIN(unit - (d->kind == RIO_DOM_TARGETS ? off % unit : 0),
-                                     d->end - off);
-            if (x >= 0) {
-                if (n == cap) {
-                    int ncap = cap ? 2 * cap : 64;
-                    struct rio_region *v = rio__realloc(reg, sizeof *v * (size_t)ncap);
-                    ok = v != NULL;
-                    if (v) {
-                        reg = v;
-                        cap = ncap;
-                    }
-                }
-                if (ok)
-                    reg[n++] = (struct rio_region){off, len};
-            }
-            off += len;
-        }
-    }
-    if (ok && n > 0) {
-        qsort(reg, (size_t)n, sizeof *reg, cmp_region);
-        int m = 0;
-        for (int i = 0; i < n; i++) {
-            if (m > 0 && reg[m - 1].off + reg[m - 1].len == reg[i].off)
-                reg[m - 1].len += reg[i].len;
-            else
-                reg[m++] = reg[i];
-        }
-        (void)st->ops->prefetch(st, reg, m);
-    }
-    free(reg);
-    MPI_Barrier(c->ctx->comm);
-    return own_request(c, RIO_INDEP_AUTO, done);
-}
-
-/* ---- the call --------------------------------------------------------------------------- */
-
-/* name is a strategy's own (the table's string), so one strategy is
- * always the same pointer. */
-static void count_strategy(struct rio_coll_ctx *ctx, const char *name)
-{
-    for (int i = 0; i < 16; i++) {
-        if (!ctx->counts[i].name)
-            ctx->counts[i].name = name;
-        if (ctx->counts[i].name == name) {
-            ctx->counts[i].calls++;
-            return;
-        }
-    }
-}
-
-/* The file's size, for a collective read (collective).  Ranks whose open
- * is still deferred (romio_no_indep_rw) must not open the file to ask:
- * the ranks that have it open (rank 0 always) tell the others. */
-static int file_size(const struct rio_coll_call *c, MPI_Offset *all)
-{
-    struct rio_store *st = c->req->st;
-    MPI_Offset size = -1;
-    *all = -1;
-    if (rio__store_deferred_opened(st) && st->ops->get_size(st, &size))
-        size = -1;
-    MPI_Allreduce(&size, all, 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
-    return *all < 0 ? st->ops->get_size(st, all) : 0;
-}
-
-/* Bytes of the view's stream below file offset size, from file_start. */
-static MPI_Offset readable_bytes(const struct rio_coll_req *q, MPI_Offset size)
-{
-    MPI_Offset lo = 0, hi = q->nbytes;
-    if (hi <= 0 || rio__dtype_view_offset(q->filetype, q->disp, q->file_start + hi - 1) < size)
-        return hi;
-    while (lo < hi) { /* the first stream byte at or past size */
-        MPI_Offset mid = lo + (hi - lo) / 2;
-        if (rio__dtype_view_offset(q->filetype, q->disp, q->file_start + mid) < size)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 /*
  * An aggregator holds the metadata of one round (RPIECE_BYTES per piece it
@@ -789,181 +69,9 @@ static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
     }
 }
 
-/* The strategy the hints ask for: the unaggregated one for atomic mode and
- * romio_cb_*=disable, the one resonio_strategy names, or auto; a name no
- * strategy has falls back to two_phase and reason says so. */
-static const struct rio_coll_strategy *choose(const struct rio_coll_req *q, char *reason,
-                                              size_t n)
-{
-    const struct rio_coll_settings *h = rio__coll_settings(q->hints);
-    enum rio_tristate cb = q->write ? h->romio_cb_write : h->romio_cb_read;
-    if (q->atomic) {
-        snprintf(reason, n, "atomic mode: each rank locks and accesses its own data");
-        return rio__coll_strategy_unaggregated();
-    }
-    if (cb == RIO_DISABLE) { /* as every call: no snprintf */
-        rio__strcpy(reason, n, q->write ? "romio_cb_write=disable" : "romio_cb_read=disable");
-        return rio__coll_strategy_unaggregated();
-    }
-    const struct rio_coll_strategy *s = rio__coll_strategy_auto();
-    if (h->strategy && strcmp(h->strategy, s->name)) {
-        s = rio__coll_strategy_find(h->strategy);
-        if (!s) {
-            snprintf(reason, n, "unknown resonio_strategy '%s': two_phase", h->strategy);
-            return rio__coll_strategy_fallback();
-        }
-        size_t k = strlen("resonio_strategy=");
-        rio__strcpy(reason, n, "resonio_strategy=");
-        if (k < n)
-            rio__strcpy(reason + k, n - k, h->strategy);
-        return s;
-    }
-    rio__strcpy(reason, n, "default");
-    return s;
-}
-
-/*
- * The processor names of all ranks, which a cb_config_list that names a
- * host is matched against; gathered once per file, and only for such a
- * list, so other files pay nothing.  Collective: the hint has the same
- * value on every rank, as ROMIO requires of it.  On failure the names stay
- * unknown (no rank matches a host; the list is then ignored).
- */
-static void gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h)
-{
-    int names_host = 0;
-    const char *list = rio__coll_settings(h)->cb_config_list;
-    if (ctx->names || !list || rio__coll_config_list_check(list, &names_host) || !names_host)
-        return;
-    size_t P = (size_t)ctx->nprocs;
-    char mine[RIO_COLL_NAME_LEN];
-    int len = 0, ok, all = 0;
-    memset(mine, 0, sizeof mine);
-    MPI_Get_processor_name(mine, &len);
-    mine[RIO_COLL_NAME_LEN - 1] = '\0';
-    char *names = rio__malloc(P * RIO_COLL_NAME_LEN);
-    ok = names != NULL;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!all) {
-        free(names);
-        return;
-    }
-    MPI_Allgather(mine, RIO_COLL_NAME_LEN, MPI_CHAR, names, RIO_COLL_NAME_LEN, MPI_CHAR,
-                  ctx->comm);
-    ctx->names = names;
-}
-
-/* The selector of the file, keyed by the storage's driver and layout.
- * Collective (rank 0 reads the profile).  Without memory the fixed rules
- * of "auto" serve. */
-static void make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
-                          const struct rio_hints *h, const struct rio_layout *l)
-{
-    char storage[64];
-    if (l->known)
-        snprintf(storage, sizeof storage, "%s:%lldx%d", st->ops->name, l->unit, l->count);
-    else
-        snprintf(storage, sizeof storage, "%s:none", st->ops->name);
-    if (rio__select_create(ctx->comm, h, storage, &ctx->sel))
-        ctx->sel = NULL;
-}
-
-void rio__coll_select_open(struct rio_coll_ctx *ctx, struct rio_store *st,
-                           const struct rio_hints *h)
-{
-    struct rio_layout l;
-    if (ctx->sel)
-        return;
-    rio__store_layout(st, &l);
-    make_selector(ctx, st, h, &l);
-}
-
-/* The selector's choice for a call whose summary is in: the applicable
- * candidates, the rules' pick first, and the call's signature, which the
- * context keeps for the steady path. */
-static const char *select_auto(struct rio_coll_call *c, char *reason, size_t len)
-{
-    struct rio_coll_ctx *ctx = c->ctx;
-    const struct rio_coll_req *req = c->req;
-    const char *cands[RIO_COLL_NSTRATEGIES];
-    int ncand = rio__coll_auto_candidates(c, cands);
-    MPI_Offset regions = 0;
-    for (int i = 0; i < c->nprocs; i++)
-        regions += c->sum[i].regions;
-    ctx->sig = (struct rio_sel_sig){
-        .write = req->write, .nprocs = c->nprocs, .bytes = c->total, .regions = regions,
-        .relgap = regions > 1 ? ((c->max - c->min) - c->total) / (regions - 1) : 0,
-    };
-    return rio__select_choose(ctx->sel, &ctx->sig, cands, ncand, reason, len);
-}
-
-/* A strategy and the name it was asked for by (a hint's value or the
- * selector's candidate, valid during the call). */
-struct rio_coll_pick {
-    const char *name;
-    const struct rio_coll_strategy *s;
-};
-
-/*
- * The steady path skips the summary.  A strategy the hints force where
- * each rank serves itself needs none.  Under "auto", the last call must
- * have kept (agreed in rio__coll_settle) a signature whose chosen
- * strategy is such a one: the signature is then assumed again.  Each rank
- * checks its own share of the assumption — the same bytes, regions and
- * span as last time, moved by a distance it reports — and the agreement
- * tells whether all kept it; a call that did not has still moved its
- * bytes correctly (any request can be served that way) and only goes
- * unmeasured.  The same decision on every rank: it follows from hints,
- * agreed values and the selector's state.
- */
-#define NO_SHIFT LLONG_MIN
-static int steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c, int is_auto,
-                       const struct rio_coll_strategy *forced, struct rio_coll_pick *kept)
-{
-    if (!is_auto) /* forced: a strategy of the table (an unknown name fell back) */
-        return forced && forced->alone;
-    if (!ctx->steady || !ctx->sel || c->req->write != ctx->sig.write)
-        return 0;
-    kept->name = rio__select_peek(ctx->sel, &ctx->sig);
-    kept->s = kept->name ? rio__coll_strategy_find(kept->name) : NULL;
-    if (!kept->s || !kept->s->alone)
-        return 0;
-    const MPI_Offset *o = ctx->own;
-    MPI_Offset bytes = c->req->nbytes;
-    if (bytes != o[0] || c->regions != o[1] || c->end - c->first != o[2])
-        ctx->agree[0] = 1;
-    else if (bytes > 0) {
-        ctx->agree[1] = c->first - o[3];
-        ctx->agree[2] = o[3] - c->first;
-    }
-    return 1;
-}
-
-/* This call's shape, for the next call's steady path. */
-static void keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *c)
-{
-    ctx->own[0] = c->req->nbytes;
-    ctx->own[1] = c->regions;
-    ctx->own[2] = c->end - c->first;
-    ctx->own[3] = c->first;
-}
-
-void rio__coll_agree_values(const struct rio_coll_ctx *ctx, MPI_Offset *vals)
-{
-    memcpy(vals, ctx->agree, sizeof ctx->agree);
-}
-
-void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err)
-{
-    int kept = !vals[0] && (vals[1] == NO_SHIFT || vals[1] == -vals[2]);
-    double t = (double)vals[3] / 1e9;
-    if (ctx->call_selected && ctx->sel)
-        rio__select_record(ctx->sel, !err && kept && t > 0 ? (double)ctx->call_total / t : 0);
-    ctx->steady = !err && kept && ctx->call_selected && ctx->call_alone;
-    ctx->call_selected = 0;
-}
-
-int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
+/* One call on this rank, up to its agreement: rio__coll_rw without it.
+ * Returns this rank's error. */
+static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
 {
     struct rio_coll_call c;
     struct rio_coll_plan plan;
@@ -991,10 +99,10 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         c.node_of = ctx->node_real;
         c.nnodes = ctx->nnodes_real;
     }
-    gather_names(ctx, req->hints);
+    rio__coll_gather_names(ctx, req->hints);
     c.names = ctx->names;
 
-    const struct rio_coll_strategy *s = choose(req, reason, rlen);
+    const struct rio_coll_strategy *s = rio__coll_choose(req, reason, rlen);
     const char *name = s->name;
     int is_auto = s == rio__coll_strategy_auto();
     /* the clock is read (21 ns a read here) only where the selector
@@ -1002,7 +110,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
     double t_start = is_auto ? rio__now() : 0;
     int selected = 0;
     if (!ctx->sel) /* collective: every rank makes its first call here */
-        make_selector(ctx, req->st, req->hints, &c.layout);
+        rio__coll_make_selector(ctx, req->st, req->hints, &c.layout);
 
     ctx->trace.n = 0;
     ctx->trace.dropped = 0;
@@ -1010,26 +118,26 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
 
     struct rio_coll_req packed, clipped;
     struct rio_dtype *bytes = NULL;
-    int is_packed = pack_request(ctx, req, &packed, &bytes);
+    int is_packed = rio__coll_pack(ctx, req, &packed, &bytes);
     if (is_packed) {
         c.req = &packed;
         c.copies += req->nbytes; /* packed now, or unpacked at the end */
     }
 
-    own_extent(&c);
+    rio__coll_own_extent(&c);
     ctx->agree[0] = 0;
-    ctx->agree[1] = ctx->agree[2] = NO_SHIFT;
+    ctx->agree[1] = ctx->agree[2] = RIO_COLL_NO_SHIFT;
     ctx->agree[3] = 0;
     /* one lookup per call: under auto the one the steady path keeps (the
      * selector then names it again, by the same string) */
     struct rio_coll_pick kept = {NULL, NULL};
     const struct rio_coll_strategy *forced = is_auto ? NULL : s;
     double t_sel = is_auto ? rio__now() : 0;
-    int steady = steady_path(ctx, &c, is_auto, forced, &kept); /* auto: with a selector */
+    int steady = rio__coll_steady_path(ctx, &c, is_auto, forced, &kept); /* auto: with a selector */
     if (!steady) {
         int may_compute = rio__coll_settings(req->hints)->same_io_size &&
                           rio__coll_settings(req->hints)->contiguous_data;
-        rc = summary(&c, c.layout.known, may_compute);
+        rc = rio__coll_summary(&c, c.layout.known, may_compute);
         if (rc)
             goto out;
         if (is_auto)
@@ -1041,12 +149,12 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
             name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, rlen);
             c.total = ctx->sig.bytes;
         } else {
-            name = select_auto(&c, reason, rlen);
+            name = rio__coll_select_auto(&c, reason, rlen);
         }
         selected = 1;
         rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
-    keep_shape(ctx, &c);
+    rio__coll_keep_shape(ctx, &c);
     s = !is_auto ? forced : name == kept.name ? kept.s : rio__coll_strategy_find(name);
     if (!s) { /* a selector's name no strategy has (a profile of another version) */
         snprintf(reason, rlen, "unknown strategy '%s': two_phase", name ? name : "");
@@ -1098,9 +206,9 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
              * rank's pieces only become fewer, and it still sends every
              * aggregator the summary names its (possibly empty) metadata. */
             MPI_Offset size;
-            rc = file_size(&c, &size);
+            rc = rio__coll_file_size(&c, &size);
             clipped = *c.req;
-            clipped.nbytes = rc ? 0 : readable_bytes(c.req, size);
+            clipped.nbytes = rc ? 0 : rio__coll_readable(c.req, size);
             c.req = &clipped;
         }
         xrc = rio__coll_exchange(&c, &plan);
@@ -1109,7 +217,7 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         *done = c.req->nbytes;
         /* the bypassing ranks of a plan do their own I/O */
         if (plan.bypass && plan.bypass[c.rank]) {
-            int brc = own_request(&c, RIO_INDEP_AUTO, done);
+            int brc = rio__coll_own_request(&c, RIO_INDEP_AUTO, done);
             if (!rc)
                 rc = brc;
         }
@@ -1118,18 +226,18 @@ int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_O
         /* writes: the dataloop straight to storage; reads may sieve (a
          * read of every second int is one window, not a call per int) */
         if (c.req->st->ops->write_view && c.req->st->ops->read_view)
-            rc = direct_view(&c, done);
+            rc = rio__coll_direct_view(&c, done);
         else
-            rc = own_request(&c, req->write ? RIO_INDEP_DTYPE : RIO_INDEP_AUTO, done);
+            rc = rio__coll_own_request(&c, req->write ? RIO_INDEP_DTYPE : RIO_INDEP_AUTO, done);
         break;
     case RIO_COLL_INDEP:
-        rc = own_request(&c, RIO_INDEP_AUTO, done);
+        rc = rio__coll_own_request(&c, RIO_INDEP_AUTO, done);
         break;
     case RIO_COLL_TOKEN:
-        rc = by_turns(&c, done);
+        rc = rio__coll_by_turns(&c, done);
         break;
     case RIO_COLL_PREFETCH:
-        rc = prefetch_then_read(&c, &plan, done);
+        rc = rio__coll_prefetch_then_read(&c, &plan, done);
         break;
     }
 
@@ -1158,137 +266,38 @@ out:
         req->st->stats ? rio__stat_get_time(&req->st->stats->time_storage) - t_store0 : 0;
     L->ntargets = c.layout.count;
     ctx->last_unit = c.layout.unit;
-    count_strategy(ctx, s->name);
+    rio__coll_count_strategy(ctx, s->name);
     rio__coll_plan_free(&plan);
     free(c.sum);
     free(c.tbytes);
     if (is_packed) {
-        if (!req->write && *done > 0 &&
-            rio__dtype_unpack(req->memtype, req->memcount, req->buf, 0, *done, ctx->pack) && !rc)
-            rc = RIO_E_NOMEM;
-        rio__dtype_put(bytes);
-        if (ctx->pack_len > PACK_KEEP) {
-            rio__pool_free(ctx->pack);
-            ctx->pack = NULL;
-            ctx->pack_len = 0;
-        }
+        int urc = rio__coll_unpack(ctx, req, bytes, *done);
+        if (!rc)
+            rc = urc;
     }
     return rc;
 }
 
-/* ---- what the last call did -------------------------------------------------------------- */
-
-/* A traced request of some rank: its time, then (for the regions of one
- * list call, which share a time) its rank and place in the rank's trace. */
-struct tentry {
-    double t;
-    MPI_Offset off, len;
-    int rank, seq;
-};
-
-static int cmp_tentry(const void *x, const void *y)
+int rio__coll_rw(struct rio_coll_ctx **ctxp, const struct rio_coll_req *req,
+                 struct rio_coll_result *res)
 {
-    const struct tentry *a = x, *b = y;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
-{
-    struct rio_coll_info *L = &ctx->last;
-    MPI_Comm comm = ctx->comm;
-    int P = ctx->nprocs, n = ctx->trace.n, rc = 0;
-    long long sums[4] = {L->bytes, L->exchanged, L->copies, n + ctx->trace.dropped}, tot[4];
-    double tm[2] = {L->time_exchange, L->time_storage}, tmax[2];
-    MPI_Allreduce(sums, tot, 4, MPI_LONG_LONG, MPI_SUM, comm);
-    MPI_Allreduce(tm, tmax, 2, MPI_DOUBLE, MPI_MAX, comm);
-
-    /* the trace of every rank, in time order, on rank 0 */
-    int *counts = rio__malloc(sizeof(int) * (size_t)P), *displs = rio__malloc(sizeof(int) * (size_t)P);
-    struct tentry *mine = rio__malloc(sizeof *mine * (size_t)(n ? n : 1)), *all = NULL;
-    int ok = counts && displs && mine, allok = 0;
-    MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, comm);
-    if (!allok) {
-        rc = RIO_E_NOMEM;
-        goto out;
-    }
-    for (int k = 0; k < n; k++)
-        mine[k] = (struct tentry){ctx->trace.t[k], ctx->trace.off[k], ctx->trace.len[k],
-                                  ctx->rank, k};
-    int nb = n * (int)sizeof(struct tentry);
-    MPI_Gather(&nb, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    long long total = 0;
-    if (ctx->rank == 0) {
-        for (int i = 0; i < P; i++) {
-            displs[i] = (int)total;
-            total += counts[i];
-        }
-        all = rio__malloc((size_t)(total ? total : 1));
-    }
-    int have = ctx->rank != 0 || all;
-    MPI_Bcast(&have, 1, MPI_INT, 0, comm);
-    if (!have) {
-        rc = RIO_E_NOMEM;
-        goto out;
-    }
-    MPI_Gatherv(mine, nb, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
-    *out = *L;
-    out->bytes = tot[0];
-    out->exchanged = tot[1];
-    out->copies = tot[2];
-    out->storage_reqs = tot[3];
-    out->time_exchange = tmax[0];
-    out->time_storage = tmax[1];
-    if (ctx->rank == 0) {
-        struct tentry *e = all;
-        long long ne = total / (long long)sizeof(struct tentry);
-        qsort(e, (size_t)ne, sizeof *e, cmp_tentry);
-        /* A request that spans stripes reaches each target it touches, at
-         * its first byte there. */
-        MPI_Offset unit = ctx->last_unit;
-        int T = out->ntargets > 0 ? out->ntargets : 1;
-        MPI_Offset prev[RIO_COLL_MAX_TARGETS];
-        for (int t = 0; t < RIO_COLL_MAX_TARGETS; t++)
-            prev[t] = -1;
-        for (long long k = 0; k < ne; k++) {
-            MPI_Offset off = e[k].off, end = e[k].off + e[k].len;
-            for (int hop = 0; off < end && hop < T; hop++) {
-                int t = T > 1 ? (int)((off / unit) % T) : 0;
-                if (t < RIO_COLL_MAX_TARGETS) {
-                    out->target_reqs[t]++;
-                    if (prev[t] >= 0 && off > prev[t])
-                        out->target_ascending[t]++;
-                    prev[t] = off;
-                }
-                off = T > 1 ? (off / unit + 1) * unit : end;
-            }
-        }
-    }
-    MPI_Bcast(out->target_reqs, RIO_COLL_MAX_TARGETS, MPI_LONG_LONG, 0, comm);
-    MPI_Bcast(out->target_ascending, RIO_COLL_MAX_TARGETS, MPI_LONG_LONG, 0, comm);
-out:
-    free(counts);
-    free(displs);
-    free(mine);
-    free(all);
-    return rc;
-}
-
-void rio__coll_report(struct rio_coll_ctx *ctx, const char *filename)
-{
-    if (!ctx || ctx->rank != 0)
-        return;
-    for (int i = 0; i < 16 && ctx->counts[i].name; i++)
-        fprintf(stderr, "  collective   %s: %lld calls\n", ctx->counts[i].name,
-                ctx->counts[i].calls);
-    rio__select_report(ctx->sel, stderr);
-    (void)filename;
-}
-
-const struct rio_select *rio__coll_selector(const struct rio_coll_ctx *ctx)
-{
-    return ctx ? ctx->sel : NULL;
+    int rc = 0;
+    res->done = 0;
+    if (!*ctxp) /* not made at open (deferred opens, or no memory then) */
+        rc = rio__coll_create(req->comm, NULL, req->hints, ctxp);
+    struct rio_coll_ctx *ctx = *ctxp; /* NULL on every rank or on none */
+    if (ctx)
+        rc = run_call(ctx, req, &res->done);
+    res->own_err = rc;
+    /* the agreement: where a collective call waits for the slowest rank;
+     * the engine's measurements ride on it */
+    double t0 = rio__now();
+    MPI_Offset vals[RIO_COLL_AGREE_VALS] = {0};
+    if (ctx)
+        memcpy(vals, ctx->agree, sizeof ctx->agree);
+    int err = rio__agree_max(req->comm, req->err ? req->err : rc, vals, RIO_COLL_AGREE_VALS);
+    if (ctx)
+        rio__coll_settle(ctx, vals, err);
+    res->t_agree = rio__now() - t0;
+    return err;
 }

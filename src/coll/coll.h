@@ -4,7 +4,8 @@
  * One skeleton runs every collective read and write: a summary of each
  * rank's request, a plan (aggregators and the map from file bytes to
  * them), the exchange of metadata and data between ranks, the aggregators'
- * storage requests in rounds, and agreement on the outcome.  Strategies
+ * storage requests in rounds, and agreement on the outcome, which the
+ * engine runs itself so that a call is finished when it returns.  Strategies
  * (src/coll/strategies/) supply only the plan; the table in strategy.c
  * lists them and the base code never names one.
  */
@@ -20,6 +21,9 @@ struct rio_coll_ctx;
 /** One collective request of the calling rank (the arguments of an
  *  independent request plus the communicator's view of the call). */
 struct rio_coll_req {
+    MPI_Comm comm;           /* the file's communicator: every rank of it calls */
+    int err;                 /* an error this rank met before the call: it takes part
+                                with nothing (nbytes 0) and the agreement reports it */
     struct rio_store *st;
     const struct rio_hints *hints;
     int write;
@@ -33,59 +37,59 @@ struct rio_coll_req {
     int atomic;              /* atomic mode: no aggregation */
 };
 
-/** Per-file state of the engine, made at the first collective call.
- *  Collective over comm (which the file keeps for its lifetime). */
-int rio__coll_ctx_create(MPI_Comm comm, struct rio_coll_ctx **out);
-void rio__coll_ctx_free(struct rio_coll_ctx *ctx);
+/** What a collective call gives back besides the agreed error. */
+struct rio_coll_result {
+    MPI_Offset done;         /* bytes moved for this rank (less than nbytes for a read
+                                that meets end of file) */
+    int own_err;             /* this rank's own error in the engine, before the agreement */
+    double t_agree;          /* seconds this rank spent in the agreement (time_agree) */
+};
 
 /**
- * Perform one collective request.  Collective over the context's
- * communicator: every rank calls it, also ranks with nothing to move or
- * with a local error (nbytes 0).  *done receives the bytes moved for this
- * rank (less than nbytes for a read that meets end of file).  Returns this
- * rank's error; the caller agrees on one error for all ranks.  A rank whose
- * storage fails keeps taking part in the remaining rounds.
+ * The engine's state for one file: its communicators, node map and round
+ * buffers, and the file's strategy selector.  Collective over comm (the
+ * context keeps a duplicate).  With st open on every rank the selector is
+ * made now, reading its profile where one is configured; with st NULL
+ * (opens still deferred) it is made at the first call.  Without memory
+ * for the selector the fixed rules serve.  The outcome is the same on
+ * every rank: 0 and *out, or an error (RIO_E_NOMEM on the rank that ran
+ * out, RIO_E_REMOTE on the others) and *out NULL.  Free with
+ * rio__coll_free (NULL is fine), collectively.
  */
-int rio__coll_rw(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done);
+int rio__coll_create(MPI_Comm comm, struct rio_store *st, const struct rio_hints *h,
+                     struct rio_coll_ctx **out);
+void rio__coll_free(struct rio_coll_ctx *ctx);
 
 /**
- * What the call just made adds to its error agreement: the caller reduces
- * these RIO_COLL_AGREE_VALS values by maximum over the ranks, together
- * with the error (rio__file_agree_max), and hands the result to
- * rio__coll_settle.  Local.
+ * Perform one collective request and agree on its outcome.  Collective
+ * over req->comm: every rank calls it, also ranks with nothing to move or
+ * with a local error (req->err, nbytes 0).  *ctx is the file's context;
+ * when it is NULL (not made at open) it is made here first, and stays
+ * NULL on every rank if that fails.  A rank whose storage fails keeps
+ * taking part in the remaining rounds.  Returns the error agreed over the
+ * ranks (rio__agree); res says what this rank moved, its own error and
+ * the time the agreement took.
  */
-#define RIO_COLL_AGREE_VALS 4
-void rio__coll_agree_values(const struct rio_coll_ctx *ctx, MPI_Offset *vals);
-/** The call's outcome, agreed: the selector gets its throughput, and the
- *  next call learns whether it may skip the summary.  Local, with the
- *  same arguments on every rank. */
-void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err);
-
-/* The engine's hints (cb_*, the Lustre driver's keys, resonio_strategy,
- * ...): struct rio_coll_settings in coll_int.h, keys in settings.c. */
-extern const struct rio_settings_owner rio__coll_settings_owner;
-
-/** Is list a well-formed cb_config_list (comma-separated name[:N] entries,
- *  name a processor name or '*', N a count or '*')?  Returns 0 if so, with
- *  *names_host 1 when some entry names a host, or -1.  Local. */
-int rio__coll_config_list_check(const char *list, int *names_host);
-
-/** Make the file's selector now, reading its profile, instead of at the
- *  first collective call: MPI_File_open does this when a profile is
- *  configured.  Collective over the context's communicator; st must be
- *  open on every rank.  Without memory the fixed rules serve. */
-void rio__coll_select_open(struct rio_coll_ctx *ctx, struct rio_store *st,
-                           const struct rio_hints *h);
+int rio__coll_rw(struct rio_coll_ctx **ctx, const struct rio_coll_req *req,
+                 struct rio_coll_result *res);
 
 /** What the last call did, gathered over all ranks.  Collective. */
 int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out);
+
+/** What the file's strategy selector holds (rio_select_count and
+ *  rio_select_get): the number of its signatures into *count (may be
+ *  NULL), and, when out is not NULL, signature i into *out.  A context
+ *  without a selector, or none (ctx NULL), holds none.  Local; the same
+ *  on every rank.  Errors: RIO_E_ARG for i out of range. */
+int rio__coll_select_info(const struct rio_coll_ctx *ctx, int i, struct rio_select_info *out,
+                          int *count);
 
 /** Print the per-strategy summary of all calls so far on rank 0 (for
  *  RESONIO_STATS).  Collective. */
 void rio__coll_report(struct rio_coll_ctx *ctx, const char *filename);
 
-struct rio_select;
-/** The file's strategy selector (NULL before the first collective call). */
-const struct rio_select *rio__coll_selector(const struct rio_coll_ctx *ctx);
+/* The engine's hints (cb_*, the Lustre driver's keys, resonio_strategy,
+ * ...): struct rio_coll_settings in coll_int.h, keys in settings.c. */
+extern const struct rio_settings_owner rio__coll_settings_owner;
 
 #endif /* RIO_COLL_H */

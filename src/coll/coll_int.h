@@ -1,8 +1,14 @@
 /*
  * coll_int.h — private declarations of the collective engine.
  *
- * A call goes through coll.c (summary, plan, dispatch, agreement, trace)
- * and, for strategies that aggregate, exchange.c (pieces, rounds).  A
+ * A call goes through the skeleton in coll.c, which calls each concept in
+ * its own file and nothing calls back into it: context.c (the per-file
+ * state), request.c (this rank's request: packing, pairs, end of file),
+ * summary.c (every rank's extent), auto.c (hint to strategy, selector,
+ * steady path, settling the agreed outcome), strategy.c and strategies/
+ * (the plans), exchange.c and pieces.c (rounds, for strategies that
+ * aggregate), modes.c (the modes without exchange) and trace.c (what the
+ * last call did).  The declarations below come in sections per file.  A
  * strategy fills a plan: which ranks aggregate and which file bytes each
  * one handles (its domain).  Domains come in two kinds:
  *
@@ -29,7 +35,11 @@
 #define RIO_COLL_INT_H
 
 #include "coll.h"
+#include "../common/agree.h"
+#include "../indep/indep.h"
+#include "../select/select.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 #define RIO_COLL_NAME_LEN MPI_MAX_PROCESSOR_NAME
@@ -176,6 +186,7 @@ enum {
 #undef RIO_STRATEGY
 };
 
+/* ---- request.c ----------------------------------------------------------------- */
 /** Hand this rank's own request to fn as pairs (strided runs, see struct
  *  rio_coll_pair), in file order, in batches of at most
  *  RIO_COLL_PAIR_BATCH; pairs that touch may come separately.  A vector
@@ -189,6 +200,89 @@ int rio__coll_pairs_each(const struct rio_coll_call *c,
 /** About how many pairs rio__coll_pairs_each hands out for c: its memory
  *  regions plus its file regions (c->regions; a capacity hint). */
 MPI_Count rio__coll_pairs_guess(const struct rio_coll_call *c);
+
+/** Make *out the packed form of q (a write's data copied in), its memory
+ *  side the context's contiguous copy as MPI_BYTE (*bytes, released by
+ *  rio__coll_unpack): 1 when done, 0 when q is served as it is (not a
+ *  fine-grained memory side, or no memory).  Local. */
+int rio__coll_pack(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
+                   struct rio_coll_req *out, struct rio_dtype **bytes);
+/** After a packed call: a read's done bytes unpacked into q's buffer,
+ *  bytes released, a large copy freed.  Local; RIO_E_NOMEM. */
+int rio__coll_unpack(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
+                     struct rio_dtype *bytes, MPI_Offset done);
+/** The file's size into *all, for a collective read.  Collective over
+ *  c's context; an error of the storage's get_size. */
+int rio__coll_file_size(const struct rio_coll_call *c, MPI_Offset *all);
+/** Bytes of q's view stream below file offset size, from file_start. */
+MPI_Offset rio__coll_readable(const struct rio_coll_req *q, MPI_Offset size);
+
+/* ---- summary.c ----------------------------------------------------------------- */
+/** c->first, end and regions: this rank's extent and file regions, from
+ *  the view, O(depth).  Local. */
+void rio__coll_own_extent(struct rio_coll_call *c);
+/** The summary of every rank's request into c->sum (and c->tbytes with
+ *  want_tbytes), with c->min, max, total and nonoverlap; computed instead
+ *  of exchanged where may_compute and the claim holds.  Collective; the
+ *  outcome is agreed: RIO_E_NOMEM on the rank that ran out, RIO_E_REMOTE
+ *  on the others.  c->first, end and regions must be set. */
+int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute);
+
+/* ---- modes.c ------------------------------------------------------------------- */
+/** This rank's own request through the independent method m; *done its
+ *  bytes.  Local. */
+int rio__coll_own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Offset *done);
+/** direct on storage that takes datatype requests: the whole request as
+ *  one view request.  Local. */
+int rio__coll_direct_view(struct rio_coll_call *c, MPI_Offset *done);
+/** token: each rank its own data, in rank order per target.  Collective. */
+int rio__coll_by_turns(struct rio_coll_call *c, MPI_Offset *done);
+/** prefetch: p's agents prefetch their domains, then each rank reads its
+ *  own data.  Collective. */
+int rio__coll_prefetch_then_read(struct rio_coll_call *c, const struct rio_coll_plan *p,
+                                 MPI_Offset *done);
+
+/* ---- auto.c -------------------------------------------------------------------- */
+/** Make ctx's selector for the storage st with layout l.  Collective
+ *  (rank 0 reads the profile); without memory ctx->sel stays NULL and the
+ *  fixed rules serve. */
+void rio__coll_make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
+                             const struct rio_hints *h, const struct rio_layout *l);
+
+/* A strategy and the name it was asked for by (a hint's value or the
+ * selector's candidate, valid during the call). */
+struct rio_coll_pick {
+    const char *name;
+    const struct rio_coll_strategy *s;
+};
+
+/** The strategy the hints ask for: the unaggregated one for atomic mode and
+ *  romio_cb_*=disable, the one resonio_strategy names, or auto; a name no
+ *  strategy has falls back to two_phase.  reason (n bytes) says why.
+ *  Local. */
+const struct rio_coll_strategy *rio__coll_choose(const struct rio_coll_req *q, char *reason,
+                                                 size_t n);
+/** The selector's choice for c, whose summary is in; keeps the call's
+ *  signature in the context for the steady path.  Local; the same on
+ *  every rank. */
+const char *rio__coll_select_auto(struct rio_coll_call *c, char *reason, size_t len);
+/** Whether c skips its summary (forced: the strategy forced, NULL under
+ *  auto; kept: the strategy the steady path keeps); sets this rank's
+ *  share of the agreement's steady values.  Local; the same on every
+ *  rank. */
+int rio__coll_steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c, int is_auto,
+                          const struct rio_coll_strategy *forced, struct rio_coll_pick *kept);
+/** Keep c's shape for the next call's steady path.  Local. */
+void rio__coll_keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *c);
+/** The call's outcome, agreed (the same vals and err on every rank): the
+ *  selector gets its throughput, and the next call learns whether it may
+ *  skip the summary.  Local. */
+void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err);
+
+/* ---- trace.c ------------------------------------------------------------------- */
+/** Count a call served by the strategy called name (the table's own
+ *  string).  Local. */
+void rio__coll_count_strategy(struct rio_coll_ctx *ctx, const char *name);
 
 /* ---- strategy.c --------------------------------------------------------- */
 /** The strategy (or "auto") called name; NULL for NULL or a name no
@@ -278,7 +372,59 @@ MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_
 MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_coll_domain *d,
                              MPI_Offset x);
 
-/* ---- coll.c ------------------------------------------------------------------ */
+/* ---- context.c ---------------------------------------------------------------- */
+/* What a call's agreement carries besides the error (maximum over the
+ * ranks): steady path broken, shift, negated shift, nanoseconds. */
+#define RIO_COLL_AGREE_VALS 4
+/* A shift not measured (the agreement's maximum then is this). */
+#define RIO_COLL_NO_SHIFT LLONG_MIN
+_Static_assert(RIO_COLL_AGREE_VALS <= RIO_AGREE_MAX_VALS, "the agreement carries them all");
+
+/* Calls per strategy (rio__coll_report). */
+struct rio_coll_strat_count {
+    const char *name;
+    long long calls;
+};
+
+/* The engine's state for one file (context.c); the other files read and
+ * keep their parts of it. */
+struct rio_coll_ctx {
+    MPI_Comm comm;           /* private duplicate */
+    int rank, nprocs;
+    int *node_real;          /* node of each rank by shared memory */
+    int nnodes_real;
+    int *node_virt;          /* scratch for virtual nodes */
+    char *names;             /* processor name of each rank (RIO_COLL_NAME_LEN apart),
+                                gathered at the first call whose cb_config_list names
+                                a host */
+    MPI_Comm node_comm;      /* ranks sharing memory with this one */
+    int *node_rank;          /* rank in node_comm of each rank, -1 off this node */
+    MPI_Win shm_win;         /* round buffers in node-shared memory (resonio_shm) */
+    size_t shm_len;          /* bytes of this rank's part */
+    char *cbuf;
+    size_t cbuf_len;
+    char *pack;              /* the packed memory side of fine-grained requests */
+    size_t pack_len;
+    struct rio_store_trace trace;
+    /* the last call */
+    struct rio_coll_info last;
+    MPI_Offset last_unit;    /* stripe unit of the last call's layout */
+    struct rio_select *sel;  /* strategy selection, made at the first call */
+    /* The steady path: while the selector's choice for a signature is a
+     * strategy where each rank serves itself, and each rank's request
+     * keeps its size and shape and moves by the same distance as every
+     * other's, the signature is known without a summary (settle) */
+    int steady;              /* agreed: the last call kept such a choice */
+    struct rio_sel_sig sig;  /* the last selected call's signature */
+    MPI_Offset own[4];       /* this rank's bytes, regions, span and first byte then */
+    /* the call in flight, for its agreement */
+    MPI_Offset agree[RIO_COLL_AGREE_VALS]; /* carried by the agreement, maximum over the ranks */
+    int call_selected;       /* the selector chose its strategy */
+    int call_alone;          /* ... one where each rank served itself */
+    MPI_Offset call_total;   /* all ranks' bytes */
+    struct rio_coll_strat_count counts[16];
+};
+
 /** The communicator of the file (the engine's messages use their own tags). */
 MPI_Comm rio__coll_comm(const struct rio_coll_ctx *ctx);
 /** The context's round buffer, at least len bytes, kept for the file's
@@ -293,6 +439,12 @@ int rio__coll_shm(struct rio_coll_ctx *ctx, int want, size_t len, MPI_Win *win,
                   const int **node_rank);
 MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx);
 
+/** The processor names of all ranks into ctx->names, once per file and
+ *  only where h's cb_config_list names a host.  Collective; on failure
+ *  the names stay unknown. */
+void rio__coll_gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h);
+
+/* ---- exchange.c ---------------------------------------------------------------- */
 /** Run an EXCHANGE plan.  Collective.  Returns this rank's error. */
 int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p);
 

@@ -1,7 +1,7 @@
 /*
  * exchange.c — aggregation: rounds, exchange, aggregator I/O.
  *
- * Each rank cuts its own request (the pairs of coll.c, in file order) into
+ * Each rank cuts its own request (the pairs of request.c, in file order) into
  * pieces: runs that belong to one aggregator's domain and one round
  * (pieces.c).  Every rank can compute, from the summary alone, which
  * (aggregator, round) pairs each rank takes part in — its extent meets the
@@ -11,7 +11,10 @@
  * exactly whom to expect.  Nothing is exchanged between ranks that have
  * nothing to do with each other, and there is no all-to-all, in any round.
  * Per-rank memory: the rank's own pieces, one round buffer, and the
- * metadata of one round.
+ * metadata of one round.  An aggregator's round is a list of steps
+ * (aggregate_round): take every sender's metadata, gather the round's
+ * groups, compute their coverage, fill the buffer from storage (reads,
+ * read-modify-write), move the data, write in the agents' turn.
  *
  * Pieces of equal length at a fixed distance (a vector filetype's blocks)
  * travel as one group, from the datatype iterator to the round buffer: cut
@@ -859,41 +862,48 @@ static void own_copy(struct engine *e, int a, MPI_Count first, MPI_Count n, char
     }
 }
 
-/* One aggregator role a of this rank in round r.  Failures set e->drain
- * (memory) or e->err (storage); the round's messages are taken either way. */
-static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
+/* One round of one aggregator role of this rank, as its steps share it. */
+struct round {
+    int a, r;                /* the role (aggregator index) and the round */
+    int write;
+    const struct rio_coll_domain *d;
+    char *cbuf;              /* the role's round buffer */
+    MPI_Offset wbase;        /* coordinate at the start of cbuf */
+    MPI_Count own_first, own_n; /* this rank's own groups in the round */
+    int nrun;                /* ranks taking part: e->run[0 .. nrun] */
+    MPI_Offset *lo, *hi;     /* coverage: ncov disjoint coordinate spans */
+    MPI_Count ncov;
+    int overlap;             /* some pieces of different ranks overlap */
+    int rmw;                 /* a write by read-modify-write of the span */
+};
+
+/* Step 1: learn what every rank taking part sends, so the round's size is
+ * known before anything is allocated.  Returns the groups in all. */
+static MPI_Count round_meta(struct engine *e, struct round *R)
 {
     struct rio_coll_call *c = e->c;
-    struct rio_coll_plan *p = e->p;
-    const struct rio_coll_domain *d = &p->dom[a];
-    int write = c->req->write, overlap = 0;
-    char *cbuf = e->buf_of[a];
-    MPI_Offset wbase = d->cbase + (MPI_Offset)r * p->round_bytes;
-    struct rpiece **metas = e->metas;
-    MPI_Count *nmeta = e->nmeta, *run = e->run;
-    MPI_Offset *lo = NULL, *hi = NULL;
-    MPI_Count own_first = 0, own_n = 0, ncov = 0;
-    int nrun = 0;
-    double t0 = rio__now();
-
-    e->nrp = 0;
-    /* metadata of every rank taking part */
     MPI_Count total = 0;
     for (int i = 0; i < c->nprocs; i++) {
-        metas[i] = NULL;
-        nmeta[i] = 0;
-        if (!rio__coll_takes_part(c, p, i, a, r))
+        e->metas[i] = NULL;
+        e->nmeta[i] = 0;
+        if (!rio__coll_takes_part(c, e->p, i, R->a, R->r))
             continue;
         if (i == c->rank) {
-            my_slice(e, a, r, &own_first, &own_n);
-            total += own_n;
+            my_slice(e, R->a, R->r, &R->own_first, &R->own_n);
+            total += R->own_n;
         } else {
-            take_meta(e, a, i);
-            total += nmeta[i];
+            take_meta(e, R->a, i);
+            total += e->nmeta[i];
         }
     }
-    /* the round's groups, one run per rank taking part, in one array sized
-     * once (growing it piece by piece copied it a dozen times a call) */
+    return total;
+}
+
+/* Step 2: the round's groups, one run per rank taking part, in one array
+ * sized once (growing it piece by piece copied it a dozen times a call). */
+static void round_gather(struct engine *e, struct round *R, MPI_Count total)
+{
+    struct rio_coll_call *c = e->c;
     if (!e->drain && total > e->caprp) {
         struct rpiece *v = rio__pool_realloc(e->rp, sizeof *v * (size_t)total);
         if (v) {
@@ -904,140 +914,185 @@ static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
         }
     }
     for (int i = 0; i < c->nprocs; i++) {
-        if (!rio__coll_takes_part(c, p, i, a, r))
+        if (!rio__coll_takes_part(c, e->p, i, R->a, R->r))
             continue;
-        run[nrun++] = e->nrp;
+        e->run[R->nrun++] = e->nrp;
         if (e->drain)
             continue;
         if (i == c->rank) {
-            for (MPI_Count k = 0; k < own_n; k++) {
-                const struct rio_coll_piece *q = &e->mine[a].v[own_first + k];
+            for (MPI_Count k = 0; k < R->own_n; k++) {
+                const struct rio_coll_piece *q = &e->mine[R->a].v[R->own_first + k];
                 e->rp[e->nrp++] = (struct rpiece){q->coord, q->len, q->count, q->cstride};
             }
         } else {
-            for (MPI_Count k = 0; k < nmeta[i]; k++)
-                e->rp[e->nrp++] = metas[i][k];
+            for (MPI_Count k = 0; k < e->nmeta[i]; k++)
+                e->rp[e->nrp++] = e->metas[i][k];
         }
     }
-    run[nrun] = e->nrp;
+    e->run[R->nrun] = e->nrp;
+}
+
+/* Step 3: which coordinates the round covers, as few disjoint spans (the
+ * storage requests), and whether a write goes by read-modify-write. */
+static void round_cover(struct engine *e, struct round *R)
+{
     if (!e->drain && e->nrp > 0) { /* an empty round has no array at all */
-        ncov = periodic_coverage(e, &lo, &hi);
-        if (ncov < 0) {
-            int xrc = expand_groups(e, run, nrun);
-            MPI_Count mid = xrc || e->nrp < 2 ? e->nrp : sort_pieces(e, run, nrun);
-            lo = xrc ? NULL : rio__pool_alloc(sizeof *lo * (size_t)(e->nrp + 1));
-            hi = xrc ? NULL : rio__pool_alloc(sizeof *hi * (size_t)(e->nrp + 1));
-            ncov = 0;
-            if (!lo || !hi)
+        R->ncov = periodic_coverage(e, &R->lo, &R->hi);
+        if (R->ncov < 0) {
+            int xrc = expand_groups(e, e->run, R->nrun);
+            MPI_Count mid = xrc || e->nrp < 2 ? e->nrp : sort_pieces(e, e->run, R->nrun);
+            R->lo = xrc ? NULL : rio__pool_alloc(sizeof *R->lo * (size_t)(e->nrp + 1));
+            R->hi = xrc ? NULL : rio__pool_alloc(sizeof *R->hi * (size_t)(e->nrp + 1));
+            R->ncov = 0;
+            if (!R->lo || !R->hi)
                 go_drain(e, RIO_E_NOMEM);
             else
-                ncov = coverage(e, mid, lo, hi, &overlap);
+                R->ncov = coverage(e, mid, R->lo, R->hi, &R->overlap);
         }
     }
-    int rmw = write && !e->drain && round_rmw(p->rmw, lo, hi, ncov);
+    R->rmw = R->write && !e->drain && round_rmw(e->p->rmw, R->lo, R->hi, R->ncov);
+}
 
-    if (!write && ncov > 0 && !e->err && !e->drain) {
+/* Step 4: storage into the round buffer before the data moves: a read's
+ * data, or the span a read-modify-write write fills in. */
+static void round_fill(struct engine *e, struct round *R)
+{
+    if (!R->write && R->ncov > 0 && !e->err && !e->drain) {
         /* one read over the span when the holes are small, else list I/O */
         MPI_Offset cov;
-        if (round_holes(lo, hi, ncov, &cov) <= RIO_MAX(cov, (MPI_Offset)65536))
-            e->err = span_io(e, a, 0, lo, hi, ncov, wbase);
+        if (round_holes(R->lo, R->hi, R->ncov, &cov) <= RIO_MAX(cov, (MPI_Offset)65536))
+            e->err = span_io(e, R->a, 0, R->lo, R->hi, R->ncov, R->wbase);
         else
-            e->err = storage_io(e, a, 0, lo, hi, ncov, wbase);
-    } else if (write && rmw && !e->err && !e->drain) {
-        e->err = span_io(e, a, 0, lo, hi, ncov, wbase);
+            e->err = storage_io(e, R->a, 0, R->lo, R->hi, R->ncov, R->wbase);
+    } else if (R->write && R->rmw && !e->err && !e->drain) {
+        e->err = span_io(e, R->a, 0, R->lo, R->hi, R->ncov, R->wbase);
     }
+}
 
-    /* data */
-    if (!write || !overlap || senders(e) <= 1) {
-        /* Straight into (or out of) the round buffer: this rank's pieces
-         * first, then a message per rank.  Overlapping writes take this way
-         * too when a single rank sends: its message lands on this rank's
-         * copy, so every overlapped byte holds one writer's value, and no
-         * two pending receives share memory. */
-        if (!e->drain)
-            own_copy(e, a, own_first, own_n, cbuf, wbase);
-        for (int i = 0; i < c->nprocs; i++) {
-            if (i == c->rank || !nmeta[i] || (e->shm && e->node_rank[i] >= 0))
-                continue; /* with shm, ranks of this node copy themselves */
-            struct runs rr = {.rp = metas[i], .origin = cbuf - wbase, .n = nmeta[i]};
-            MPI_Offset bytes;
-            int prc = e->drain ? e->drain : post_runs(f, e->comm, !write, i, &rr, &bytes);
-            if (prc) {
-                go_drain(e, prc);
-                drain_data(e, a, i, write);
-            }
+/* Step 5a: the data straight into (or out of) the round buffer: this
+ * rank's pieces first, then a message per rank.  Overlapping writes take
+ * this way too when a single rank sends: its message lands on this rank's
+ * copy, so every overlapped byte holds one writer's value, and no two
+ * pending receives share memory. */
+static void round_data_direct(struct engine *e, struct round *R, struct inflight *f)
+{
+    struct rio_coll_call *c = e->c;
+    if (!e->drain)
+        own_copy(e, R->a, R->own_first, R->own_n, R->cbuf, R->wbase);
+    for (int i = 0; i < c->nprocs; i++) {
+        if (i == c->rank || !e->nmeta[i] || (e->shm && e->node_rank[i] >= 0))
+            continue; /* with shm, ranks of this node copy themselves */
+        struct runs rr = {.rp = e->metas[i], .origin = R->cbuf - R->wbase, .n = e->nmeta[i]};
+        MPI_Offset bytes;
+        int prc = e->drain ? e->drain : post_runs(f, e->comm, !R->write, i, &rr, &bytes);
+        if (prc) {
+            go_drain(e, prc);
+            drain_data(e, R->a, i, R->write);
         }
-        if (write)
-            inflight_finish(f);
-    } else {
-        /* overlapping writes from several ranks: stage each rank's data,
-         * apply in rank order */
-        char **stage = rio__calloc((size_t)c->nprocs, sizeof *stage);
-        if (!stage)
-            go_drain(e, RIO_E_NOMEM);
-        for (int i = 0; i < c->nprocs; i++) {
-            if (i == c->rank || !nmeta[i] || (e->shm && e->node_rank[i] >= 0))
-                continue; /* with shm, ranks of this node have copied already */
-            MPI_Offset tot = 0;
-            for (MPI_Count k = 0; k < nmeta[i]; k++)
-                tot += metas[i][k].len * metas[i][k].count;
-            if (tot > INT_MAX)
-                go_drain(e, RIO_E_OVERFLOW);
-            if (!e->drain) {
-                stage[i] = rio__pool_alloc((size_t)tot);
-                if (!stage[i])
-                    go_drain(e, RIO_E_NOMEM);
-            }
-            if (e->drain || inflight_reserve(f, 1)) {
-                go_drain(e, RIO_E_NOMEM);
-                drain_data(e, a, i, 1);
-                continue;
-            }
-            MPI_Irecv(stage[i], (int)tot, MPI_BYTE, i, TAG_DATA, e->comm, &f->req[f->nreq++]);
-        }
+    }
+    if (R->write)
         inflight_finish(f);
-        for (int i = 0; i < c->nprocs && stage; i++) {
-            if (i == c->rank && !e->drain) {
-                own_copy(e, a, own_first, own_n, cbuf, wbase);
-            } else if (stage[i] && !e->drain) {
-                struct runs rr = {.rp = metas[i], .origin = cbuf - wbase, .n = nmeta[i]};
-                runs_copy(&rr, stage[i], 0);
-                for (MPI_Count k = 0; k < nmeta[i]; k++)
-                    c->copies += metas[i][k].len * metas[i][k].count;
-            }
-            rio__pool_free(stage[i]);
-        }
-        free(stage);
-    }
-    c->t_exchange += rio__now() - t0;
+}
 
-    /* Timed agents: wait for the turn, write, pass the turn on.  Member 0
-     * of a group follows the last member's previous round; the last
-     * member's turn after the final round goes to nobody.  A draining
-     * rank passes its turns on too. */
-    int timed = write && p->prev_agent;
+/* Step 5b: overlapping writes from several ranks: stage each rank's data,
+ * apply in rank order, so the highest rank's bytes win. */
+static void round_data_staged(struct engine *e, struct round *R, struct inflight *f)
+{
+    struct rio_coll_call *c = e->c;
+    char **stage = rio__calloc((size_t)c->nprocs, sizeof *stage);
+    if (!stage)
+        go_drain(e, RIO_E_NOMEM);
+    for (int i = 0; i < c->nprocs; i++) {
+        if (i == c->rank || !e->nmeta[i] || (e->shm && e->node_rank[i] >= 0))
+            continue; /* with shm, ranks of this node have copied already */
+        MPI_Offset tot = 0;
+        for (MPI_Count k = 0; k < e->nmeta[i]; k++)
+            tot += e->metas[i][k].len * e->metas[i][k].count;
+        if (tot > INT_MAX)
+            go_drain(e, RIO_E_OVERFLOW);
+        if (!e->drain) {
+            stage[i] = rio__pool_alloc((size_t)tot);
+            if (!stage[i])
+                go_drain(e, RIO_E_NOMEM);
+        }
+        if (e->drain || inflight_reserve(f, 1)) {
+            go_drain(e, RIO_E_NOMEM);
+            drain_data(e, R->a, i, 1);
+            continue;
+        }
+        MPI_Irecv(stage[i], (int)tot, MPI_BYTE, i, TAG_DATA, e->comm, &f->req[f->nreq++]);
+    }
+    inflight_finish(f);
+    for (int i = 0; i < c->nprocs && stage; i++) {
+        if (i == c->rank && !e->drain) {
+            own_copy(e, R->a, R->own_first, R->own_n, R->cbuf, R->wbase);
+        } else if (stage[i] && !e->drain) {
+            struct runs rr = {.rp = e->metas[i], .origin = R->cbuf - R->wbase,
+                              .n = e->nmeta[i]};
+            runs_copy(&rr, stage[i], 0);
+            for (MPI_Count k = 0; k < e->nmeta[i]; k++)
+                c->copies += e->metas[i][k].len * e->metas[i][k].count;
+        }
+        rio__pool_free(stage[i]);
+    }
+    free(stage);
+}
+
+/* Step 6: a write's storage requests, in the timed agents' turn: wait
+ * for the turn, write, pass the turn on.  Member 0 of a group follows the
+ * last member's previous round; the last member's turn after the final
+ * round goes to nobody.  A draining rank passes its turns on too. */
+static void round_write(struct engine *e, struct round *R)
+{
+    struct rio_coll_call *c = e->c;
+    struct rio_coll_plan *p = e->p;
+    int timed = R->write && p->prev_agent;
     if (timed) {
-        int prev = p->prev_agent[a];
-        if (prev >= 0 && p->aggs[prev] != c->rank && (d->member != 0 || r > 0))
+        int prev = p->prev_agent[R->a];
+        if (prev >= 0 && p->aggs[prev] != c->rank && (R->d->member != 0 || R->r > 0))
             MPI_Recv(NULL, 0, MPI_BYTE, p->aggs[prev], TAG_TOKEN, e->comm, MPI_STATUS_IGNORE);
     }
-    if (write && e->sends)
+    if (R->write && e->sends)
         inflight_finish(e->sends);
-    if (write && ncov > 0 && !e->err && !e->drain) {
-        if (rmw)
-            e->err = span_io(e, a, 1, lo, hi, ncov, wbase);
+    if (R->write && R->ncov > 0 && !e->err && !e->drain) {
+        if (R->rmw)
+            e->err = span_io(e, R->a, 1, R->lo, R->hi, R->ncov, R->wbase);
         else
-            e->err = storage_io(e, a, 1, lo, hi, ncov, wbase);
+            e->err = storage_io(e, R->a, 1, R->lo, R->hi, R->ncov, R->wbase);
     }
     if (timed)
         for (int b = 0; b < p->naggs; b++)
-            if (p->prev_agent[b] == a && p->aggs[b] != c->rank &&
-                (p->dom[b].member != 0 || r + 1 < p->nrounds))
+            if (p->prev_agent[b] == R->a && p->aggs[b] != c->rank &&
+                (p->dom[b].member != 0 || R->r + 1 < p->nrounds))
                 MPI_Send(NULL, 0, MPI_BYTE, p->aggs[b], TAG_TOKEN, e->comm);
+}
+
+/* One aggregator role a of this rank in round r, as a list of steps.
+ * Failures set e->drain (memory) or e->err (storage); the round's
+ * messages are taken either way. */
+static void aggregate_round(struct engine *e, int a, int r, struct inflight *f)
+{
+    struct rio_coll_call *c = e->c;
+    struct round R = {
+        .a = a, .r = r, .write = c->req->write, .d = &e->p->dom[a], .cbuf = e->buf_of[a],
+        .wbase = e->p->dom[a].cbase + (MPI_Offset)r * e->p->round_bytes,
+    };
+    double t0 = rio__now();
+
+    e->nrp = 0;
+    round_gather(e, &R, round_meta(e, &R));
+    round_cover(e, &R);
+    round_fill(e, &R);
+    if (!R.write || !R.overlap || senders(e) <= 1)
+        round_data_direct(e, &R, f);
+    else
+        round_data_staged(e, &R, f);
+    c->t_exchange += rio__now() - t0;
+    round_write(e, &R);
     for (int i = 0; i < c->nprocs; i++)
-        rio__pool_free(metas[i]);
-    rio__pool_free(lo);
-    rio__pool_free(hi);
+        rio__pool_free(e->metas[i]);
+    rio__pool_free(R.lo);
+    rio__pool_free(R.hi);
 }
 
 /* This rank as a requester in round r: metadata and data to (or from)

@@ -6,7 +6,7 @@
  * there (domain arithmetic below: identity for byte ranges, stripes of the
  * domain's targets laid end to end for target sets), and the domain's
  * coordinates to rounds of round_bytes.  Each rank walks its own request
- * once, as the strided pairs of coll.c in file order, and cuts it where it
+ * once, as the strided pairs of request.c in file order, and cuts it where it
  * leaves a window: file bytes of one domain and round at a fixed distance
  * from their coordinates, so that the pairs of a fine-grained request skip
  * the lookup and the divisions.  Pieces of equal length at a fixed

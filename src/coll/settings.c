@@ -6,13 +6,14 @@
  * reads it with rio__coll_settings (coll_int.h).
  */
 #include "coll_int.h"
+#include "../common/cblist.h"
 
 /* cb_config_list is checked when set, so a malformed list is ignored
  * whole (the default stays) instead of failing each call. */
 static int check_config_list(const char *val)
 {
     int names_host;
-    return rio__coll_config_list_check(val, &names_host);
+    return rio__cblist_check(val, &names_host);
 }
 
 #define F(m) offsetof(struct rio_coll_settings, m)

@@ -20,6 +20,7 @@
  * (rio__coll_auto_candidates).
  */
 #include "coll_int.h"
+#include "../common/cblist.h"
 #include "../indep/indep.h" /* romio_ds_write, which two_phase also reads */
 
 #include <stdlib.h>
@@ -301,80 +302,7 @@ int rio__coll_dom_targets(struct rio_coll_domain *d, const int *targets, int n, 
 
 /* ---- ROMIO's aggregator choice --------------------------------------------------------- */
 
-/*
- * cb_config_list, as ROMIO reads it: comma-separated entries name[:N];
- * name is a processor name (MPI_Get_processor_name) or '*' for any host;
- * N is the most aggregators taken on a matching host, '*' all of its
- * processes, 1 when absent.  Entries apply in order and a host belongs to
- * the first entry that matches it, so "ion7:2,*:1" gives ion7 two
- * aggregators and every other host one.  resonio's hosts are its nodes:
- * the shared-memory nodes, or the virtual nodes of resonio_ranks_per_node,
- * whose name is that of their lowest rank; several virtual nodes on one
- * machine therefore share a name and an entry naming the machine matches
- * each of them.
- */
-struct list_entry {
-    const char *name; /* NULL: '*' */
-    size_t len;
-    int max;          /* -1: '*' */
-};
-
-/* The entry at *p: 1 and *p past it (and its comma), 0 at the end, -1
- * when malformed: an empty entry or name, '*' followed by other
- * characters, a count that is not '*' or a decimal number. */
-static int next_entry(const char **p, struct list_entry *e)
-{
-    const char *s = *p;
-    if (!*s)
-        return 0;
-    size_t n = strcspn(s, ":,");
-    if (n == 0)
-        return -1;
-    e->name = (n == 1 && s[0] == '*') ? NULL : s;
-    e->len = n;
-    if (e->name && memchr(s, '*', n) == s)
-        return -1; /* '*' must stand alone, as in ROMIO */
-    s += n;
-    e->max = 1;
-    if (*s == ':') {
-        s++;
-        size_t m = strcspn(s, ",");
-        if (m == 1 && s[0] == '*') {
-            e->max = -1;
-        } else {
-            if (m == 0 || m > 9)
-                return -1;
-            e->max = 0;
-            for (size_t k = 0; k < m; k++) {
-                if (s[k] < '0' || s[k] > '9')
-                    return -1;
-                e->max = e->max * 10 + (s[k] - '0');
-            }
-        }
-        s += m;
-    }
-    if (*s == ',') {
-        s++;
-        if (!*s)
-            return -1; /* a trailing comma leaves an empty entry */
-    }
-    *p = s;
-    return 1;
-}
-
-int rio__coll_config_list_check(const char *list, int *names_host)
-{
-    struct list_entry e;
-    const char *p = list;
-    int rc;
-    *names_host = 0;
-    if (!list || !*list)
-        return -1;
-    while ((rc = next_entry(&p, &e)) > 0)
-        if (e.name)
-            *names_host = 1;
-    return rc;
-}
+/* cb_config_list's syntax and how its entries apply: common/cblist.h. */
 
 /* Insertion sort: a few hundred aggregators at most. */
 static void sort_ints(int *v, int n)
@@ -394,7 +322,7 @@ static int from_list(const struct rio_coll_call *c, const char *list, int cap, i
                      int *scratch)
 {
     int P = c->nprocs, n = 0, rc;
-    struct list_entry e;
+    struct rio_cblist_entry e;
     if (!strcmp(list, "*:*")) { /* ROMIO: the first cb_nodes ranks */
         for (n = 0; n < cap; n++)
             aggs[n] = n;
@@ -407,7 +335,7 @@ static int from_list(const struct rio_coll_call *c, const char *list, int cap, i
         if (c->node_of[i] >= 0 && c->node_of[i] < c->nnodes)
             first_of[c->node_of[i]] = i;
     const char *p = list;
-    while (n < cap && (rc = next_entry(&p, &e)) > 0) {
+    while (n < cap && (rc = rio__cblist_next(&p, &e)) > 0) {
         int max = e.max < 0 ? cap : e.max;
         for (int node = 0; node < c->nnodes && n < cap; node++) {
             if (taken_node[node])
@@ -445,7 +373,7 @@ int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, s
         return RIO_E_NOMEM;
     }
     int cap = h->cb_nodes > 0 ? RIO_MIN(h->cb_nodes, P) : P;
-    if (h->cb_config_list && !rio__coll_config_list_check(h->cb_config_list, &names_host)) {
+    if (h->cb_config_list && !rio__cblist_check(h->cb_config_list, &names_host)) {
         n = from_list(c, h->cb_config_list, cap, aggs, taken);
         if (n > 0) {
             free(taken);

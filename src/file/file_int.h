@@ -10,6 +10,7 @@
 #ifndef RIO_FILE_INT_H
 #define RIO_FILE_INT_H
 
+#include "../common/agree.h"
 #include "../common/common.h"
 #include "../dtype/dtype.h"
 #include "../store/store.h"
@@ -56,7 +57,7 @@ struct rio_file {
 
     rio_stats stats;
     int report;                     /* RESONIO_STATS at open: print reports */
-    struct rio_coll_ctx *coll;      /* made at the first collective data call */
+    struct rio_coll_ctx *coll;      /* made at open, else by the first collective call */
 };
 
 /* A registered data representation (MPI_Register_datarep). */
@@ -81,19 +82,6 @@ int rio__file_return_name(int err, const char *op, const char *name);
 /** Give a new file (fh->comm set) the default handler, holding a
  *  reference to it while attached. */
 void rio__file_errh_init(rio_file *fh);
-
-/** Collective over fh->comm: every rank returns the error of the lowest
- *  rank that failed for a cause of its own (with its detail), else of the
- *  lowest that saw another rank fail (RIO_E_REMOTE), or 0. */
-int rio__file_agree(MPI_Comm comm, int err);
-#define RIO_AGREE_MAX_VALS 8
-/** rio__file_agree that also gives every rank the maximum over the ranks
- *  of each of vals[0 .. n-1] (n <= RIO_AGREE_MAX_VALS, the same on every
- *  rank), in place, in the same single collective. */
-int rio__file_agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n);
-/* Communicators of at most this many ranks agree by allgather, larger
- * ones by allreduce (default 8; tests set 0 to take the reduction). */
-int rio__agree_gather_ranks(int ranks);
 
 /* ---- hints (hints.c) --------------------------------------------------- */
 /* The file layer's own hints. */

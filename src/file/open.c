@@ -16,7 +16,6 @@
  * is refused, it opens write-only and turns write sieving off.
  */
 #include "file_int.h"
-#include "../select/select.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -124,7 +123,7 @@ static void file_free(rio_file *fh)
     if (fh->store_open)
         rio__store_close(&fh->st);
     rio__shared_free(fh);
-    rio__coll_ctx_free(fh->coll);
+    rio__coll_free(fh->coll);
     rio__view_free(fh);
     rio__hints_free(&fh->hints);
     if (fh->comm != MPI_COMM_NULL)
@@ -232,7 +231,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         if (!fh || !fh->filename || rio__hints_defaults(&fh->hints))
             err = RIO_E_NOMEM;
     }
-    err = rio__file_agree(comm, err);
+    err = rio__agree(comm, err);
     if (err)
         goto fail_local;
 
@@ -268,18 +267,18 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     }
     if (!err)
         err = rio__view_default(fh);
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (!err)
-        err = rio__file_agree(fh->comm, rio__shared_create(fh));
+        err = rio__agree(fh->comm, rio__shared_create(fh));
     if (!err && (amode & MPI_MODE_APPEND)) {
         MPI_Offset size = 0;
         err = fh->st.ops->get_size(&fh->st, &size);
-        err = rio__file_agree(fh->comm, err);
+        err = rio__agree(fh->comm, err);
         if (!err) {
             fh->fp_ind = size;
             if (fh->rank == 0)
                 err = rio__shared_set(fh, size);
-            err = rio__file_agree(fh->comm, err);
+            err = rio__agree(fh->comm, err);
         }
     }
     /* The collective context (node map, communicators) and the selector
@@ -288,10 +287,9 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
      * call.  A file whose opens are deferred makes them at its first
      * collective call, where every rank has the file open; so does one
      * whose context could not be made here (the call reports why: a failed
-     * rio__coll_ctx_create leaves fh->coll NULL, on every rank). */
-    if (!err && !rio__file_settings(&fh->hints)->no_indep_rw &&
-        !rio__file_agree(fh->comm, rio__coll_ctx_create(fh->comm, &fh->coll)))
-        rio__coll_select_open(fh->coll, &fh->st, &fh->hints);
+     * rio__coll_create leaves fh->coll NULL, on every rank). */
+    if (!err && !rio__file_settings(&fh->hints)->no_indep_rw)
+        (void)rio__coll_create(fh->comm, &fh->st, &fh->hints, &fh->coll);
     if (err)
         goto fail;
     *out = fh;
@@ -326,12 +324,12 @@ int rio_file_close(rio_file **pfh)
         err = rio__store_close(&fh->st);
         fh->store_open = 0;
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (fh->amode & MPI_MODE_DELETE_ON_CLOSE) {
         int derr = 0;
         if (fh->rank == 0)
             derr = rio__store_remove(fh->filename, &fh->hints);
-        derr = rio__file_agree(fh->comm, derr);
+        derr = rio__agree(fh->comm, derr);
         if (!err)
             err = derr;
     }
@@ -396,7 +394,7 @@ static int resize(rio_file *fh, MPI_Offset size, int grow_only, const char *op)
         err = RIO_E_NOT_SAME;
         rio__err_detail("size differs between ranks");
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (!err && fh->rank == 0) {
         if (grow_only) {
             MPI_Offset cur = 0;
@@ -408,7 +406,7 @@ static int resize(rio_file *fh, MPI_Offset size, int grow_only, const char *op)
             err = fh->st.ops->set_size(&fh->st, size);
         }
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     return rio__file_return(fh, err, op);
 }
 
@@ -441,7 +439,7 @@ int rio_file_sync(rio_file *fh)
         return rio__file_return(fh, err, "MPI_File_sync");
     if (!(fh->amode & MPI_MODE_RDONLY) && fh->st.ops->sync)
         err = fh->st.ops->sync(&fh->st);
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     return rio__file_return(fh, err, "MPI_File_sync");
 }
 
@@ -473,7 +471,7 @@ int rio_file_set_info(rio_file *fh, MPI_Info info)
     if (err)
         return rio__file_return(fh, err, "MPI_File_set_info");
     rio__hints_apply(&fh->hints, info, 0, fh->write_only);
-    err = rio__file_agree(fh->comm, 0);
+    err = rio__agree(fh->comm, 0);
     return rio__file_return(fh, err, "MPI_File_set_info");
 }
 
@@ -497,7 +495,7 @@ int rio_file_set_atomicity(rio_file *fh, int flag)
         err = RIO_E_NOT_SAME;
         rio__err_detail("flag differs between ranks");
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (!err)
         fh->atomic = flag;
     return rio__file_return(fh, err, "MPI_File_set_atomicity");
@@ -533,7 +531,7 @@ int rio_select_count(rio_file *fh, int *count)
     if (!err && !count)
         err = RIO_E_ARG;
     if (!err)
-        *count = rio__select_count(rio__coll_selector(fh->coll));
+        err = rio__coll_select_info(fh->coll, 0, NULL, count);
     return rio__file_return(fh, err, "rio_select_count");
 }
 
@@ -543,7 +541,7 @@ int rio_select_get(rio_file *fh, int i, struct rio_select_info *out)
     if (!err && !out)
         err = RIO_E_ARG;
     if (!err)
-        err = rio__select_get(rio__coll_selector(fh->coll), i, out);
+        err = rio__coll_select_info(fh->coll, i, out, NULL);
     return rio__file_return(fh, err, "rio_select_get");
 }
 

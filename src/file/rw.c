@@ -6,11 +6,13 @@
  * data_access(): check the arguments, find the position in etypes (from
  * the argument, the individual pointer, the shared pointer's window, or a
  * scan over the ranks for ordered access), move the data through the
- * independent methods (rw_core), advance pointers, agree on the error for
- * collective calls and fill the status.
+ * independent methods (rw_core) or the collective engine, advance
+ * pointers, agree on the error for collective calls and fill the status.
  *
- * Collective calls take the independent path here; the collective engine
- * plugs in at the same place.  Nonblocking calls complete before they
+ * Collective calls go through the collective engine (src/coll), which
+ * moves the data and agrees on the outcome itself; only the calls it
+ * cannot serve (data representations, atomic mode, overlapping views)
+ * take the independent path, and agree here.  Nonblocking calls complete before they
  * return and hand back a generalized request that is already complete,
  * which MPI_Wait and MPI_Test accept like any other.  A split collective
  * does its work in the begin call and returns the status in the end call.
@@ -263,20 +265,18 @@ out:
 }
 
 /*
- * Move this rank's part of a collective call through the collective engine.
- * Collective: every rank calls it, a rank with a local error with nbytes 0
- * (and dt possibly NULL).  *done as for rw_core.
+ * Move this rank's part of a collective call through the collective engine,
+ * which also agrees on the outcome.  Collective: every rank calls it, a rank
+ * with a local error err with nbytes 0 (and dt possibly NULL).  Returns the
+ * agreed error; res as rio__coll_rw's.
  */
-static int coll_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count count,
-                     struct rio_dtype *dt, MPI_Offset nbytes, MPI_Offset *done)
+static int coll_core(rio_file *fh, int err, int write, MPI_Offset pos, void *buf,
+                     MPI_Count count, struct rio_dtype *dt, MPI_Offset nbytes,
+                     struct rio_coll_result *res)
 {
-    *done = 0;
-    if (!fh->coll) {
-        int err = rio__coll_ctx_create(fh->comm, &fh->coll);
-        if (err)
-            return err;
-    }
     struct rio_coll_req r = {
+        .comm = fh->comm,
+        .err = err,
         .st = &fh->st,
         .hints = &fh->hints,
         .write = write,
@@ -289,7 +289,7 @@ static int coll_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Cou
         .nbytes = dt ? nbytes : 0,
         .atomic = fh->atomic,
     };
-    return rio__coll_rw(fh->coll, &r, done);
+    return rio__coll_rw(&fh->coll, &r, res);
 }
 
 static void set_status(MPI_Status *status, MPI_Offset bytes)
@@ -385,11 +385,15 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
      * overlapping regions of its view (which the engine's file-ordered
      * exchange does not model) itself: then every rank takes the
      * independent path. */
-    int engine = coll && !fh->drep && !fh->atomic && !fh->views_overlap;
-    if (engine) {
-        int cerr = coll_core(fh, write, pos, buf, count, dt, err ? 0 : nbytes, &done);
+    int engine = coll && !fh->drep && !fh->atomic && !fh->views_overlap, agreed = 0;
+    double t_agree = 0;
+    if (engine) { /* the engine agrees itself; pointers and counters follow this rank */
+        struct rio_coll_result res;
+        agreed = coll_core(fh, err, write, pos, buf, count, dt, err ? 0 : nbytes, &res);
         if (!err)
-            err = cerr;
+            err = res.own_err;
+        done = res.done;
+        t_agree = res.t_agree;
     } else if (!err && nbytes > 0) {
         err = rw_core(fh, write, pos, buf, count, type, dt, nbytes, &done);
     }
@@ -408,21 +412,15 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     if (dt)
         rio__dtype_put(dt);
     /* the agreement: where a collective call waits for the slowest rank */
-    double t_agree = coll ? rio__now() : 0;
     if (engine) {
-        /* the engine's measurements ride on the agreement (a context that
-         * could not be made is missing on every rank) */
-        MPI_Offset vals[RIO_COLL_AGREE_VALS] = {0};
-        if (fh->coll)
-            rio__coll_agree_values(fh->coll, vals);
-        err = rio__file_agree_max(fh->comm, err, vals, RIO_COLL_AGREE_VALS);
-        if (fh->coll)
-            rio__coll_settle(fh->coll, vals, err);
+        err = agreed;
     } else if (coll) {
-        err = rio__file_agree(fh->comm, err);
+        double t0 = rio__now();
+        err = rio__agree(fh->comm, err);
+        t_agree = rio__now() - t0;
     }
     if (coll)
-        rio__stat_add_time(&fh->stats.time_agree, rio__now() - t_agree);
+        rio__stat_add_time(&fh->stats.time_agree, t_agree);
     if (engine && fh->report)
         rio__stats_coll_call(fh, op);
     if (!err)
@@ -485,7 +483,7 @@ static int split_begin(rio_file *fh, const char *op, int write, enum where where
     int err = rio__file_check(fh);
     if (err)
         return rio__file_return(fh, err, op);
-    err = rio__file_agree(fh->comm, fh->split_active ? RIO_E_PENDING_SPLIT : 0);
+    err = rio__agree(fh->comm, fh->split_active ? RIO_E_PENDING_SPLIT : 0);
     if (err)
         return rio__file_return(fh, err, op);
     memset(&fh->split_status, 0, sizeof fh->split_status);

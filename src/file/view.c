@@ -271,7 +271,7 @@ agree:
             rio__err_detail("etype size differs between ranks");
         }
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (!err && disp == MPI_DISPLACEMENT_CURRENT) {
         /* Sequential files: the view starts at the shared pointer, in bytes
          * of the current view. */
@@ -279,7 +279,7 @@ agree:
         err = rio__shared_fetch_add(fh, 0, &cur);
         if (!err)
             disp = rio__dtype_view_offset(fh->filetype_dt, fh->disp, cur * fh->etype_size);
-        err = rio__file_agree(fh->comm, err);
+        err = rio__agree(fh->comm, err);
     }
     if (err) {
         if (et_dt)
@@ -295,7 +295,7 @@ agree:
     fh->fp_ind = 0;
     if (fh->rank == 0)
         err = rio__shared_set(fh, 0);
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     return rio__file_return(fh, err, op);
 }
 
@@ -507,10 +507,10 @@ int rio_file_seek_shared(rio_file *fh, MPI_Offset offset, int whence)
         err = RIO_E_NOT_SAME;
         rio__err_detail("offset or whence differs between ranks");
     }
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     if (!err && fh->rank == 0)
         err = rio__shared_set(fh, pos);
-    err = rio__file_agree(fh->comm, err);
+    err = rio__agree(fh->comm, err);
     return rio__file_return(fh, err, op);
 }
 

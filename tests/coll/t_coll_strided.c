@@ -494,7 +494,7 @@ static void check_file(const unsigned char *img, long long len, const struct mod
 /* ---- the calls ------------------------------------------------------------------------ */
 
 /* Whether the ranks' extents in call c of a pattern (acc: its models)
- * follow rank order, empty ranks skipped (coll.c's nonoverlap). */
+ * follow rank order, empty ranks skipped (summary.c's nonoverlap). */
 static int rank_ordered(const struct ct_access *acc, int ncalls, int c)
 {
     long long prev_end = -1;

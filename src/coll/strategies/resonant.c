@@ -14,7 +14,7 @@
  *
  * A write whose ranks' extents follow rank order (every offset of rank i
  * precedes every offset of rank i+1) needs no exchange: ranks write their
- * own data, and each target gets its requests in rank order (coll.c).
+ * own data, and each target gets its requests in rank order (modes.c).
  *
  * Reads exchange no data at all (§3.3): the agents first ask storage for
  * their targets' stripes without waiting, all ranks synchronize, and then

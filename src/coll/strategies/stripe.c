@@ -10,7 +10,7 @@
  * at least big_req_size bytes bypass aggregation and write their own
  * data; ds_in_coll=enable read-modify-writes holes, otherwise list I/O
  * skips them.  same_io_size=yes with contiguous_data=yes lets every rank
- * compute the others' requests (coll.c), so no all-to-all is made.
+ * compute the others' requests (summary.c), so no all-to-all is made.
  */
 #include "../coll_int.h"
 

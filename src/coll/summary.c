@@ -1,0 +1,195 @@
+/*
+ * summary.c — what every rank knows of every rank's request.
+ *
+ * A plan needs each rank's file extent, bytes and regions (and, for some
+ * strategies, bytes per target).  Each rank computes its own by view
+ * arithmetic, without walking a fine-grained request (own extent); one
+ * allgather then gives everyone all of them, and the same collective
+ * agrees on whether every rank could go on.  With same_io_size and
+ * contiguous_data an allreduce that checks the claim replaces the
+ * allgather and ranks compute each other's rows.  The totals a plan reads
+ * (min, max, total, nonoverlap) follow from the rows.
+ */
+#include "coll_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Contract in coll_int.h. */
+MPI_Offset rio__coll_tbytes(const struct rio_coll_call *c, int i, int t)
+{
+    return c->tbytes ? c->tbytes[(size_t)i * (size_t)c->layout.count + (size_t)t] : 0;
+}
+
+/* Add the bytes of [off, off+len) to row[target]. */
+static void per_target(const struct rio_layout *l, MPI_Offset off, MPI_Offset len,
+                       MPI_Offset *row)
+{
+    while (len > 0) {
+        MPI_Offset s = off / l->unit, n = RIO_MIN(len, l->unit - off % l->unit);
+        row[s % l->count] += n;
+        off += n;
+        len -= n;
+    }
+}
+
+/* This rank's first and one-past-last file byte, from the view (views are
+ * monotonic), and its file regions: one when the bytes are contiguous in
+ * the file, else the filetype's regions per tile times the tiles the
+ * request covers, rounded up (exact for whole tiles; the selector's
+ * signature and rules need no more).  O(depth): a fine-grained request
+ * is never walked for its summary. */
+void rio__coll_own_extent(struct rio_coll_call *c)
+{
+    const struct rio_coll_req *q = c->req;
+    c->first = c->end = c->regions = 0;
+    if (q->nbytes <= 0)
+        return;
+    rio__dtype_view_extent(q->filetype, q->disp, q->file_start, q->nbytes, &c->first, &c->end);
+    const struct rio_dtype_info *fi = rio__dtype_info(q->filetype);
+    if (c->end - c->first == q->nbytes || fi->contig || fi->size <= 0 || fi->regions <= 0) {
+        c->regions = 1;
+        return;
+    }
+    double r = (double)q->nbytes * (double)fi->regions / (double)fi->size; /* no overflow */
+    MPI_Offset n = (MPI_Offset)r;
+    c->regions = RIO_MAX(n + ((double)n < r - 1e-6), (MPI_Offset)1);
+}
+
+/* This rank's bytes per target into row (T entries), walking the file
+ * regions of the request (not the memory side).  Local; RIO_E_NOMEM. */
+static int own_tbytes(const struct rio_coll_call *c, MPI_Offset *row)
+{
+    const struct rio_coll_req *q = c->req;
+    struct rio_dtype_iter fi;
+    MPI_Offset left = q->nbytes, off, len;
+    if (left <= 0)
+        return 0;
+    if (c->end - c->first == left) {
+        per_target(&c->layout, c->first, left, row);
+        return 0;
+    }
+    int rc = rio__dtype_iter_init(&fi, q->filetype, -1, q->file_start);
+    if (rc)
+        return rc;
+    while (left > 0 && rio__dtype_iter_next(&fi, left, &off, &len)) {
+        per_target(&c->layout, q->disp + off, len, row);
+        left -= len;
+    }
+    rio__dtype_iter_free(&fi);
+    return 0;
+}
+
+/* The claim of same_io_size and contiguous_data, checked with one
+ * allreduce: every request one region of the same size, rank i's at
+ * base + i * size.  The same allreduce agrees on `ok` (0: some rank
+ * cannot go on).  Fills c->sum without exchanging it; returns 1 if the
+ * claim held, 0 if not, -1 if some rank was not ok. */
+static int summary_computed(struct rio_coll_call *c, int ok)
+{
+    MPI_Offset bytes = c->req->nbytes, base = c->first - (MPI_Offset)c->rank * bytes;
+    MPI_Offset v[7] = {bytes, -bytes, base, -base, c->regions == 1, -(c->regions == 1), !ok};
+    MPI_Offset r[7];
+    MPI_Allreduce(v, r, 7, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
+    if (r[6])
+        return -1;
+    if (r[0] != -r[1] || r[2] != -r[3] || r[4] != 1 || -r[5] != 1 || r[0] <= 0)
+        return 0;
+    for (int i = 0; i < c->nprocs; i++) {
+        c->sum[i].first = r[2] + (MPI_Offset)i * r[0];
+        c->sum[i].end = c->sum[i].first + r[0];
+        c->sum[i].bytes = r[0];
+        c->sum[i].regions = 1;
+        if (c->tbytes)
+            per_target(&c->layout, c->sum[i].first, r[0],
+                       &c->tbytes[(size_t)i * (size_t)c->layout.count]);
+    }
+    return 1;
+}
+
+/* Rows of the summary up to this many words in all ranks together live
+ * on the stack, and their allgather carries each rank's `ok`. */
+#define SUMMARY_STACK 256
+
+/* Allocation and this rank's bytes per target first, and agreed on, so
+ * that no rank is left in a collective that another rank never reaches.
+ * The agreement rides on the summary's own collective; only a summary too
+ * large for the stack needs a separate allreduce first.  c->first, end
+ * and regions are set (rio__coll_own_extent). */
+int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
+{
+    int T = c->layout.count, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
+    MPI_Offset stack[SUMMARY_STACK], *mine = NULL, *all = NULL;
+    int small = (size_t)w * ((size_t)P + 1) <= SUMMARY_STACK, rc = 0;
+    c->sum = rio__calloc((size_t)P, sizeof *c->sum);
+    if (want_tbytes)
+        c->tbytes = rio__calloc((size_t)P * (size_t)T, sizeof(MPI_Offset));
+    if (small) {
+        mine = stack;
+        all = stack + w;
+        memset(mine, 0, sizeof *mine * (size_t)w);
+    } else {
+        mine = rio__calloc((size_t)w, sizeof *mine);
+        all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
+    }
+    int tb_rc = mine && want_tbytes ? own_tbytes(c, mine + 5) : 0;
+    int ok = !tb_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = ok;
+    if (!small)
+        MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
+    /* go: every rank takes the next collective.  With small rows a rank
+     * that is not ok still takes it (its ok rides along); with large ones
+     * the allreduce above has told every rank already. */
+    int go = small || allok, computed = 0;
+    if (go && may_compute) {
+        computed = summary_computed(c, ok);
+        go = allok = computed >= 0;
+    }
+    if (go && computed) {
+        c->summary_skipped = 1;
+    } else if (go) {
+        mine[0] = c->first;
+        mine[1] = c->end;
+        mine[2] = c->req->nbytes;
+        mine[3] = c->regions;
+        mine[4] = ok;
+        MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, c->ctx->comm);
+        for (int i = 0; i < P; i++)
+            allok = allok && all[(size_t)i * (size_t)w + 4];
+        for (int i = 0; allok && i < P; i++) {
+            const MPI_Offset *row = all + (size_t)i * (size_t)w;
+            c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
+            if (want_tbytes)
+                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 5,
+                       sizeof(MPI_Offset) * (size_t)T);
+        }
+    }
+    if (!allok) {
+        rc = tb_rc ? tb_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+        goto out;
+    }
+    c->min = -1;
+    c->max = 0;
+    c->total = 0;
+    c->nonoverlap = 1;
+    MPI_Offset prev_end = -1;
+    for (int i = 0; i < P; i++) {
+        const struct rio_coll_sum *q = &c->sum[i];
+        c->total += q->bytes;
+        if (q->first >= q->end)
+            continue;
+        if (c->min < 0 || q->first < c->min)
+            c->min = q->first;
+        c->max = RIO_MAX(c->max, q->end);
+        if (q->first < prev_end)
+            c->nonoverlap = 0;
+        prev_end = q->end;
+    }
+    if (c->min < 0)
+        c->min = 0;
+out:
+    if (!small) {
+        free(mine);
+        free(all);
+    }
+    return rc;
+}
