@@ -442,6 +442,7 @@ int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *o
     }
     const struct sel_entry *e = &s->e[i];
     memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     out->write = e->sig.write;
     out->nprocs = e->sig.nprocs;
     out->bytes = e->sig.bytes;

@@ -361,6 +361,7 @@ static inline void ct_unlink_rio(const char *path)
 static inline int ct_last(rio_file *fh, struct rio_coll_info *in)
 {
     memset(in, 0, sizeof *in);
+    in->size = sizeof *in;
     return RT_OK(rio_coll_last(fh, in));
 }
 
