@@ -29,7 +29,6 @@
 #include "resonio.h"
 #include "rtest.h"
 
-#include <signal.h>
 #include <stdalign.h>
 
 #define B 64    /* bytes per block */
@@ -39,15 +38,6 @@
 
 static char path[4096];
 static rio_file *fh = RIO_FILE_NULL;
-
-static void watchdog(int sig)
-{
-    (void)sig;
-    static const char msg[] = "watchdog: hang\n";
-    if (write(2, msg, sizeof msg - 1) < 0)
-        _exit(1);
-    _exit(1);
-}
 
 /* Rank r's block k sits at slot k * (P + 1) + r of B bytes: the last slot
  * of every group is a hole, so the view is strided at one rank too. */
@@ -235,8 +225,7 @@ static void check_method(int i, const unsigned char *want)
 int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
-    signal(SIGALRM, watchdog);
-    alarm(240);
+    rt_watchdog(240);
     rt_path(path, sizeof path, "structsize");
     if (rt_rank == 0)
         unlink(path);
