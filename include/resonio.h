@@ -224,17 +224,39 @@ int rio_register_datarep_c(const char *datarep,
 #endif
 
 /* ---- statistics --------------------------------------------------------
+ * The structs this API fills (struct rio_stats, struct rio_coll_info,
+ * struct rio_select_info) grow at their end in later versions without
+ * breaking programs built against an earlier one.  Their first member is
+ * `size`, which the caller sets before the call:
+ *
+ *     struct rio_stats s;
+ *     s.size = sizeof s;
+ *     rio_stats_get(fh, &s);
+ *
+ * The library writes only the first `size` bytes of *out (no more than
+ * its own struct has) and sets `size` to the bytes it wrote, so a program
+ * built against a newer header learns which members an older library
+ * filled.  A `size` below the first published version (RIO_STATS_SIZE_V1,
+ * RIO_COLL_INFO_SIZE_V1, RIO_SELECT_INFO_SIZE_V1), 0 (unset) included, is
+ * an error of class MPI_ERR_ARG whose string names the operation and the
+ * size, and *out is left as it was.  New members only ever go at the end;
+ * an array's capacity is a constant that stays, with the true count
+ * beside it (when the count exceeds the capacity the array holds its first
+ * entries).
+ *
  * Counters of one open file on the calling rank.  Local; valid until close.
  * RESONIO_STATS=1 prints them (summed over ranks, on rank 0) at close.    */
+/** The bytes of struct type up to the end of its member: the size of the
+ *  version whose last member that is. */
+#define RIO_SIZE_THROUGH(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+/** Slots of req_method: independent methods the struct can count (the
+ *  library checks at build time that its methods fit). */
+#define RIO_STATS_MAX_METHODS 16
 struct rio_stats {
+    size_t size;                           /**< set by the caller, see above */
     long long calls_read, calls_write;     /**< data-access calls */
     long long bytes_read, bytes_written;   /**< bytes the calls asked for and moved */
     long long regions;                     /**< file regions (contiguous pieces) touched */
-    long long req_contig;                  /**< storage requests: contiguous method */
-    long long req_posix;                   /**< storage requests: one per region */
-    long long req_sieve;                   /**< storage requests: data sieving windows */
-    long long req_list;                    /**< storage requests: list I/O batches */
-    long long req_dtype;                   /**< storage requests: datatype I/O batches */
     long long bytes_accessed;              /**< bytes moved to or from storage */
     double time_storage;                   /**< seconds inside storage requests */
     long long copies;                      /**< bytes copied in memory by independent
@@ -242,8 +264,18 @@ struct rio_stats {
     double time_agree;                     /**< seconds in the error agreement that ends
                                                 each collective data-access call, waiting
                                                 for the other ranks included */
+    int nmethods;                          /**< independent methods the library has,
+                                                rio_indep_method_count() */
+    long long req_method[RIO_STATS_MAX_METHODS]; /**< storage requests made by independent
+                                                method i (its name:
+                                                rio_indep_method_name(i)), for
+                                                i < nmethods; 0 beyond */
 };
-/** Copy the calling rank's counters for fh into *out.  Local. */
+/** The size of the first version of struct rio_stats. */
+#define RIO_STATS_SIZE_V1 RIO_SIZE_THROUGH(struct rio_stats, req_method)
+/** Copy the calling rank's counters for fh into *out (out->size set by the
+ *  caller, see above).  Local.  Errors: MPI_ERR_ARG for a NULL out or a
+ *  size below RIO_STATS_SIZE_V1. */
 int rio_stats_get(rio_file *fh, struct rio_stats *out);
 
 /* ---- collective calls --------------------------------------------------
@@ -266,10 +298,13 @@ int rio_indep_method_count(void);
  *  0 <= i < rio_indep_method_count(); NULL for any other i.  Static
  *  storage.  Local; needs no MPI_Init. */
 const char *rio_indep_method_name(int i);
+/** Capacities of struct rio_coll_info's arrays; naggs and ntargets are the
+ *  true counts. */
 #define RIO_COLL_MAX_AGGS 256
 #define RIO_COLL_MAX_TARGETS 64
 /** What the last collective data call on a file did, over all ranks. */
 struct rio_coll_info {
+    size_t size;                 /**< set by the caller (statistics, above) */
     char strategy[32];           /**< strategy that ran */
     char reason[160];            /**< why it ran (or why another fell back to it) */
     int nprocs;                  /**< ranks in the call */
@@ -283,13 +318,20 @@ struct rio_coll_info {
     double time_exchange;        /**< seconds, slowest rank */
     double time_storage;         /**< seconds, slowest rank */
     int ntargets;                /**< targets of the layout (1 without striping) */
-    long long target_reqs[RIO_COLL_MAX_TARGETS];      /**< storage requests per target */
+    long long target_reqs[RIO_COLL_MAX_TARGETS];      /**< storage requests per target, the
+                                   first RIO_COLL_MAX_TARGETS targets */
     long long target_ascending[RIO_COLL_MAX_TARGETS]; /**< of those, how many arrived (in
                                    time order, all ranks) at an offset above the previous
                                    request to the same target */
 };
-/** Fill *out for the last collective data call on fh.  Collective over the
- *  file's communicator (it gathers the ranks' request traces). */
+/** The size of the first version of struct rio_coll_info. */
+#define RIO_COLL_INFO_SIZE_V1 RIO_SIZE_THROUGH(struct rio_coll_info, target_ascending)
+/** Fill *out (out->size set by the caller) for the last collective data
+ *  call on fh.  Collective over the file's communicator (it gathers the
+ *  ranks' request traces); a bad out on one rank fails there only, after
+ *  the collective part, so the other ranks are not left waiting.  Errors:
+ *  MPI_ERR_ARG for no collective call yet, a NULL out or a size below
+ *  RIO_COLL_INFO_SIZE_V1. */
 int rio_coll_last(rio_file *fh, struct rio_coll_info *out);
 
 /* ---- adaptive selection ------------------------------------------------
@@ -299,10 +341,14 @@ int rio_coll_last(rio_file *fh, struct rio_coll_info *out);
  * changes or its throughput deviates more than resonio_select_threshold
  * from its examined average.  Decisions can be kept in a profile
  * (resonio_profile / RESONIO_PROFILE) for later runs.                    */
+/** Capacity of the per-candidate arrays of struct rio_select_info; the
+ *  library checks at build time that it holds every strategy, so ncand
+ *  never exceeds it. */
 #define RIO_SELECT_MAX_CAND 8
 #define RIO_SELECT_MAX_CAUSES 4
 /** What the selector knows of one call signature of a file. */
 struct rio_select_info {
+    size_t size;                 /**< set by the caller (statistics, above) */
     int write;                   /**< 1 writes, 0 reads */
     int nprocs;                  /**< ranks */
     long long bytes;             /**< bytes of all ranks per call */
@@ -336,9 +382,13 @@ struct rio_select_info {
                                       re-examination kept the choice, back to it when one
                                       changed the choice */
 };
+/** The size of the first version of struct rio_select_info. */
+#define RIO_SELECT_INFO_SIZE_V1 RIO_SIZE_THROUGH(struct rio_select_info, patience)
 /** Number of signatures the selector holds for fh.  Local. */
 int rio_select_count(rio_file *fh, int *count);
-/** Signature i (0 <= i < count) into *out.  Local; the same on every rank. */
+/** Signature i (0 <= i < count) into *out (out->size set by the caller).
+ *  Local; the same on every rank.  Errors: MPI_ERR_ARG for an i out of
+ *  range, a NULL out or a size below RIO_SELECT_INFO_SIZE_V1. */
 int rio_select_get(rio_file *fh, int i, struct rio_select_info *out);
 
 /* ---- memory ------------------------------------------------------------

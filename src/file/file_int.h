@@ -160,6 +160,13 @@ void rio__stats_report(rio_file *fh);
 /** Copy the counters in into out, each read atomically (other threads
  *  may be counting into in).  Local. */
 void rio__stats_snapshot(const rio_stats *in, rio_stats *out);
+/** The size rule of the public structs (resonio.h, statistics): copy the
+ *  first min(out's size member, have) bytes of full, a whole struct of
+ *  have bytes filled by the library, into out, with that count as out's
+ *  size.  what names the struct for the message.  Local.  Errors:
+ *  RIO_E_ARG when out's size is below v1 (the first version's size; 0,
+ *  unset, included): out untouched. */
+int rio__stats_copy_sized(void *out, void *full, size_t have, size_t v1, const char *what);
 /** 1 when RESONIO_STATS asks for reports. */
 int rio__stats_wanted(void);
 /** Print what a collective call did (rank 0).  Collective. */

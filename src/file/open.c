@@ -513,15 +513,22 @@ int rio_file_get_atomicity(rio_file *fh, int *flag)
 
 int rio_coll_last(rio_file *fh, struct rio_coll_info *out)
 {
+    struct rio_coll_info full;
     int err = rio__file_check(fh);
-    if (!err && !out)
-        err = RIO_E_ARG;
     if (!err && !fh->coll) {
         err = RIO_E_ARG;
         rio__err_detail("no collective data call has been made on this file");
     }
+    /* every rank gathers, whatever its out: a bad one fails here only;
+     * zeroed first so no stale stack byte reaches the caller */
+    memset(&full, 0, sizeof full);
     if (!err)
-        err = rio__coll_last(fh->coll, out);
+        err = rio__coll_last(fh->coll, &full);
+    if (!err && !out)
+        err = RIO_E_ARG;
+    if (!err)
+        err = rio__stats_copy_sized(out, &full, sizeof full, RIO_COLL_INFO_SIZE_V1,
+                                    "struct rio_coll_info");
     return rio__file_return(fh, err, "rio_coll_last");
 }
 
@@ -537,20 +544,28 @@ int rio_select_count(rio_file *fh, int *count)
 
 int rio_select_get(rio_file *fh, int i, struct rio_select_info *out)
 {
+    struct rio_select_info full;
     int err = rio__file_check(fh);
     if (!err && !out)
         err = RIO_E_ARG;
     if (!err)
-        err = rio__coll_select_info(fh->coll, i, out, NULL);
+        err = rio__coll_select_info(fh->coll, i, &full, NULL);
+    if (!err)
+        err = rio__stats_copy_sized(out, &full, sizeof full, RIO_SELECT_INFO_SIZE_V1,
+                                    "struct rio_select_info");
     return rio__file_return(fh, err, "rio_select_get");
 }
 
 int rio_stats_get(rio_file *fh, struct rio_stats *out)
 {
+    rio_stats full;
     int err = rio__file_check(fh);
     if (!err && !out)
         err = RIO_E_ARG;
-    if (!err)
-        rio__stats_snapshot(&fh->stats, out);
+    if (!err) {
+        rio__stats_snapshot(&fh->stats, &full);
+        err = rio__stats_copy_sized(out, &full, sizeof full, RIO_STATS_SIZE_V1,
+                                    "struct rio_stats");
+    }
     return rio__file_return(fh, err, "rio_stats_get");
 }

@@ -6,7 +6,14 @@
  * storage and in the agreement: the largest rank's) and rank 0 prints one
  * block per file.  Threads of one rank making independent calls on one
  * file share its counters, so they are read and bumped atomically
- * (rio__stat_add in common.h).
+ * (rio__stat_add in common.h).  The storage requests of independent calls
+ * are counted per method, in the slots of the methods' table
+ * (rio_indep_method_name), and printed by walking that table, so a new
+ * method shows up here without a change.
+ *
+ * rio__stats_copy_sized applies the size rule of the public structs
+ * (resonio.h, statistics) for all three of them: each is filled whole by
+ * the library, then the part the caller's version has is copied out.
  */
 #include "file_int.h"
 
@@ -22,20 +29,36 @@ int rio__stats_wanted(void)
 
 void rio__stats_snapshot(const rio_stats *in, rio_stats *out)
 {
+    memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     out->calls_read = rio__stat_get(&in->calls_read);
     out->calls_write = rio__stat_get(&in->calls_write);
     out->bytes_read = rio__stat_get(&in->bytes_read);
     out->bytes_written = rio__stat_get(&in->bytes_written);
     out->regions = rio__stat_get(&in->regions);
-    out->req_contig = rio__stat_get(&in->req_contig);
-    out->req_posix = rio__stat_get(&in->req_posix);
-    out->req_sieve = rio__stat_get(&in->req_sieve);
-    out->req_list = rio__stat_get(&in->req_list);
-    out->req_dtype = rio__stat_get(&in->req_dtype);
     out->bytes_accessed = rio__stat_get(&in->bytes_accessed);
     out->time_storage = rio__stat_get_time(&in->time_storage);
     out->copies = rio__stat_get(&in->copies);
     out->time_agree = rio__stat_get_time(&in->time_agree);
+    out->nmethods = rio_indep_method_count();
+    for (int i = 0; i < out->nmethods; i++)
+        out->req_method[i] = rio__stat_get(&in->req_method[i]);
+}
+
+int rio__stats_copy_sized(void *out, void *full, size_t have, size_t v1, const char *what)
+{
+    size_t want;
+    memcpy(&want, out, sizeof want); /* the first member of every such struct */
+    if (want < v1) {
+        rio__err_detail("%s size is %zu%s; set it to sizeof(%s) (at least %zu) before the "
+                        "call",
+                        what, want, want ? "" : " (unset)", what, v1);
+        return RIO_E_ARG;
+    }
+    size_t n = want < have ? want : have;
+    memcpy(full, &n, sizeof n);
+    memcpy(out, full, n);
+    return 0;
 }
 
 void rio__stats_report(rio_file *fh)
@@ -45,27 +68,32 @@ void rio__stats_report(rio_file *fh)
     rio_stats snap;
     rio__stats_snapshot(&fh->stats, &snap);
     const rio_stats *s = &snap;
-    long long mine[] = {s->calls_read,  s->calls_write, s->bytes_read, s->bytes_written,
-                        s->regions,     s->req_contig,  s->req_posix,  s->req_sieve,
-                        s->req_list,    s->req_dtype,   s->bytes_accessed, s->copies};
-    enum { N = sizeof mine / sizeof mine[0] };
+    enum { NFIXED = 7, N = NFIXED + RIO_STATS_MAX_METHODS };
+    long long mine[N] = {s->calls_read, s->calls_write,    s->bytes_read, s->bytes_written,
+                         s->regions,    s->bytes_accessed, s->copies};
+    memcpy(mine + NFIXED, s->req_method, sizeof s->req_method);
     long long sum[N];
     double t[2] = {s->time_storage, s->time_agree}, tmax[2] = {0, 0};
     MPI_Reduce(mine, sum, N, MPI_LONG_LONG, MPI_SUM, 0, fh->comm);
     MPI_Reduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, 0, fh->comm);
     if (fh->rank != 0)
         return;
+    char reqs[64 * RIO_STATS_MAX_METHODS] = "";
+    size_t used = 0;
+    for (int i = 0; i < s->nmethods && used < sizeof reqs; i++)
+        used += (size_t)snprintf(reqs + used, sizeof reqs - used, "%s%s %lld", i ? ", " : "",
+                                 rio_indep_method_name(i), sum[NFIXED + i]);
     fprintf(stderr,
             "resonio stats: %s (%d ranks)\n"
             "  calls        read %lld, write %lld\n"
             "  bytes        read %lld, written %lld, accessed in storage %lld\n"
             "  regions      %lld\n"
-            "  storage requests  contig %lld, posix %lld, sieve %lld, list %lld, dtype %lld\n"
+            "  storage requests  %s\n"
             "  staged copies     %lld bytes\n"
             "  time in storage   %.6f s (slowest rank)\n"
             "  time in agreement %.6f s (the rank that waited longest)\n",
-            fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[10], sum[4], sum[5],
-            sum[6], sum[7], sum[8], sum[9], sum[11], tmax[0], tmax[1]);
+            fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[5], sum[4], reqs,
+            sum[6], tmax[0], tmax[1]);
     rio__coll_report(fh->coll, fh->filename);
 }
 

@@ -74,6 +74,10 @@ static const char *const method_names[] = {
 };
 _Static_assert(sizeof method_names / sizeof method_names[0] == RIO_INDEP_NMETHODS,
                "a name for every independent method");
+/* Each method but auto has a slot in struct rio_stats req_method: one more
+ * method than RIO_STATS_MAX_METHODS would change the public ABI. */
+_Static_assert(RIO_INDEP_NMETHODS - RIO_INDEP_CONTIG <= RIO_STATS_MAX_METHODS,
+               "struct rio_stats has a req_method slot for every independent method");
 
 const char *rio__indep_method_name(enum rio_indep_method m)
 {
@@ -82,12 +86,12 @@ const char *rio__indep_method_name(enum rio_indep_method m)
 
 int rio_indep_method_count(void)
 {
-    return RIO_INDEP_NMETHODS - 1; /* auto chooses among them and is not one */
+    return RIO_INDEP_NMETHODS - RIO_INDEP_CONTIG; /* auto chooses among them, is not one */
 }
 
 const char *rio_indep_method_name(int i)
 {
-    return i >= 0 && i < RIO_INDEP_NMETHODS - 1 ? method_names[i + 1] : NULL;
+    return i >= 0 && i < rio_indep_method_count() ? method_names[i + RIO_INDEP_CONTIG] : NULL;
 }
 
 /* resonio_indep_method's values: the names, auto included, by enum. */
@@ -449,11 +453,9 @@ static int one_region(const struct rio_indep_req *req, int *rc, MPI_Offset *done
     else
         *rc = rio__store_pread_full(req->st, mem, (size_t)req->nbytes, first, &got);
     *done = req->write && *rc ? 0 : got;
-    rio_stats *stats = req->st->stats;
-    if (stats) {
-        rio__stat_add(&stats->req_contig, 1);
-        rio__stat_add(&stats->regions, 1);
-    }
+    rio__indep_count(req, RIO_INDEP_CONTIG, 1);
+    if (req->st->stats)
+        rio__stat_add(&req->st->stats->regions, 1);
     return 1;
 }
 
@@ -491,12 +493,7 @@ int rio__indep_rw(const struct rio_indep_req *given, MPI_Offset *done)
     case RIO_INDEP_CONTIG:
     case RIO_INDEP_POSIX:
         rc = rio__indep_by_regions(req, &c, NULL, 0, &reqs);
-        if (stats) {
-            if (m == RIO_INDEP_CONTIG)
-                rio__stat_add(&stats->req_contig, reqs);
-            else
-                rio__stat_add(&stats->req_posix, reqs);
-        }
+        rio__indep_count(req, m, reqs);
         break;
     case RIO_INDEP_SIEVE:
         rc = rio__indep_sieve(req, &c);

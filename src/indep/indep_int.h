@@ -45,6 +45,16 @@ int rio__indep_pairs_region(struct rio_pairs *c, int file, MPI_Offset max, MPI_O
                             MPI_Offset *len);
 void rio__indep_pairs_free(struct rio_pairs *c);
 
+/** Count n storage requests of method m in the file's counters, if it
+ *  keeps any.  A method's slot in struct rio_stats req_method is its index
+ *  in the public table (rio_indep_method_name), which leaves out auto. */
+static inline void rio__indep_count(const struct rio_indep_req *req, enum rio_indep_method m,
+                                    long long n)
+{
+    if (req->st->stats)
+        rio__stat_add(&req->st->stats->req_method[m - RIO_INDEP_CONTIG], n);
+}
+
 /* Methods.  Each moves the rest of the request from the cursor's position,
  * leaves in c->pos the stream bytes moved (for a read that meets end of
  * file, the prefix read; nothing after it is touched) and returns 0 or a

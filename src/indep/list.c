@@ -80,8 +80,7 @@ int rio__indep_dtype(const struct rio_indep_req *req, struct rio_pairs *c)
         }
     }
     rio__store_scratch_put(req->st, scratch);
-    if (req->st->stats)
-        rio__stat_add(&req->st->stats->req_dtype, reqs);
+    rio__indep_count(req, RIO_INDEP_DTYPE, reqs);
     return rc < 0 ? rc : 0;
 }
 
@@ -166,7 +165,6 @@ int rio__indep_list(const struct rio_indep_req *req, struct rio_pairs *c)
     }
 out:
     rio__store_scratch_put(req->st, scratch);
-    if (req->st->stats)
-        rio__stat_add(&req->st->stats->req_list, reqs);
+    rio__indep_count(req, RIO_INDEP_LIST, reqs);
     return rc;
 }

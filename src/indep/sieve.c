@@ -286,8 +286,7 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
             return RIO_E_NOMEM;
         rc = rio__indep_by_regions(req, c, win, hole_max, &reqs);
         rio__store_scratch_put(req->st, win);
-        if (req->st->stats)
-            rio__stat_add(&req->st->stats->req_sieve, reqs);
+        rio__indep_count(req, RIO_INDEP_SIEVE, reqs);
         return rc;
     }
     if (!req->write && rio__dtype_info(req->memtype)->contig) {
@@ -296,8 +295,7 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
         rc = rio__indep_pairs_peek(c, &fo, &mp, &len);
         if (rc > 0)
             rc = sieve_read_stream(req, c, mp, wsize, &reqs);
-        if (req->st->stats)
-            rio__stat_add(&req->st->stats->req_sieve, reqs);
+        rio__indep_count(req, RIO_INDEP_SIEVE, reqs);
         return rc;
     }
     win = rio__store_scratch_get(req->st, (size_t)wsize);
@@ -308,8 +306,7 @@ int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
     else
         rc = sieve_read(req, c, win, wsize, end, &reqs);
     rio__store_scratch_put(req->st, win);
-    if (req->st->stats)
-        rio__stat_add(&req->st->stats->req_sieve, reqs);
+    rio__indep_count(req, RIO_INDEP_SIEVE, reqs);
     if (rc == 1) /* write-only file: no sieving */
         rc = rio__indep_dtype(req, c);
     return rc;

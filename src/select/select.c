@@ -191,7 +191,7 @@ static void start_exam(struct sel_entry *e)
     e->x.cur = 0;
     e->x.cur_calls = 0;
     e->chosen = -1;
-    for (int k = 0; k < RIO_SELECT_MAX_CAND; k++) {
+    for (int k = 0; k < SEL_MAX_CAND; k++) {
         e->x.sum[k] = 0;
         e->x.n[k] = 0;
         e->x.given[k] = 0;
@@ -256,11 +256,11 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
     e->sig = *sig;
     e->patience = s->patience;
     e->x.prev_chosen = -1;
-    for (int k = 0; k < ncand && e->x.ncand < RIO_SELECT_MAX_CAND; k++)
+    for (int k = 0; k < ncand && e->x.ncand < SEL_MAX_CAND; k++)
         if (in_filter(s->filter, cands[k]))
             snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
     if (e->x.ncand == 0) /* a filter that names nothing applicable: all of them */
-        for (int k = 0; k < ncand && e->x.ncand < RIO_SELECT_MAX_CAND; k++)
+        for (int k = 0; k < ncand && e->x.ncand < SEL_MAX_CAND; k++)
             snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
     start_exam(e);
     /* a decision of an earlier run for this signature and storage */
@@ -455,6 +455,14 @@ int rio__select_count(const struct rio_select *s)
     return s ? s->n : 0;
 }
 
+/* The public struct holds every candidate the selector can have, whole:
+ * raising its capacities changes the public ABI. */
+_Static_assert(SEL_MAX_CAND <= RIO_SELECT_MAX_CAND,
+               "struct rio_select_info holds fewer candidates than there are strategies");
+_Static_assert(SEL_NAME_LEN == sizeof((struct rio_select_info *)0)->cand[0] &&
+                   SEL_NAME_LEN == sizeof((struct rio_select_info *)0)->chosen,
+               "struct rio_select_info keeps candidates' names as the selector does");
+
 int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *out)
 {
     if (!s || i < 0 || i >= s->n) {
@@ -463,6 +471,7 @@ int rio__select_get(const struct rio_select *s, int i, struct rio_select_info *o
     }
     const struct sel_entry *e = &s->e[i];
     memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     out->write = e->sig.write;
     out->nprocs = e->sig.nprocs;
     out->bytes = e->sig.bytes;

@@ -6,6 +6,18 @@
 
 #include "select.h"
 
+/* One candidate slot per collective strategy: the strategies' list (pure
+ * data, one row per strategy) is counted here, so a new row there grows
+ * the selector with it.  The public struct rio_select_info must hold them
+ * all (checked in select.c). */
+enum {
+    SEL_MAX_CAND = 0
+#define RIO_STRATEGY(name) +1
+#include "../coll/strategies/list.h"
+#undef RIO_STRATEGY
+};
+#define SEL_NAME_LEN 16 /* a strategy's name and its NUL (struct rio_select_info) */
+
 #define SEL_MAX_SIGS 64
 #define SEL_STORAGE_LEN 64
 #define SEL_MAX_PATIENCE 64 /* re-examinations that keep the choice double the
@@ -14,19 +26,18 @@
 /* Where an examination stands: what a later file needs to go on with it. */
 struct sel_exam {
     int ncand;
-    char cand[RIO_SELECT_MAX_CAND][16];
-    double sum[RIO_SELECT_MAX_CAND];  /* examined throughput, summed */
-    int n[RIO_SELECT_MAX_CAND];
-    int given[RIO_SELECT_MAX_CAND];   /* calls handed out in this examination */
+    char cand[SEL_MAX_CAND][SEL_NAME_LEN];
+    double sum[SEL_MAX_CAND];         /* examined throughput, summed */
+    int n[SEL_MAX_CAND];
+    int given[SEL_MAX_CAND];          /* calls handed out in this examination */
     long long exam_pos;               /* calls handed out in this examination */
     int cur, cur_calls;               /* candidate being examined, its calls so far */
-    unsigned char pruned[RIO_SELECT_MAX_CAND]; /* dropped after one slow call */
+    unsigned char pruned[SEL_MAX_CAND]; /* dropped after one slow call */
     int prev_chosen;                  /* the choice a re-examination started from,
                                          -1 for a first examination */
-    unsigned char behind[RIO_SELECT_MAX_CAND]; /* the last decided examination measured it
-                                                  more than the threshold below the choice,
-                                                  or pruned it (kept across
-                                                  re-examinations) */
+    unsigned char behind[SEL_MAX_CAND]; /* the last decided examination measured it
+                                           more than the threshold below the choice, or
+                                           pruned it (kept across re-examinations) */
 };
 
 struct sel_entry {
@@ -58,7 +69,7 @@ struct sel_entry {
 struct prof_entry {
     char storage[SEL_STORAGE_LEN];
     struct rio_sel_sig sig;
-    char strategy[16];
+    char strategy[SEL_NAME_LEN];
     double tput;
     int earlier;                      /* from an earlier file of this process */
     int patience;                     /* earlier file: its entry's patience */

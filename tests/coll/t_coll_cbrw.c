@@ -137,7 +137,7 @@ static void disable_case(const char *strategy, int layout, int w_indep, int r_in
     if (!fh)
         return;
     struct ct_access a;
-    struct rio_stats s0, s1;
+    struct rio_stats s0 = {.size = sizeof s0}, s1 = {.size = sizeof s1};
     MPI_Status st;
     access_of(0, &a);
     unsigned char *wb = ct_write_buf(&a, rt_rank), *rb = malloc((size_t)a.membytes);
@@ -174,7 +174,7 @@ static void auto_case(const char *cbw)
         return;
     struct ct_access a;
     struct rio_coll_info in;
-    struct rio_select_info si;
+    struct rio_select_info si = {.size = sizeof si};
     MPI_Status st;
     access_of(1, &a);
     unsigned char *wb = ct_write_buf(&a, rt_rank);

@@ -119,7 +119,7 @@ static void one_case(const char *strategy, long long hole, int prefill, int amod
         for (long long j = 0; j < BS; j++)
             wb[k * BS + j] = pat(rt_rank, block_off(pitch, rt_rank, k) + j);
     MPI_Status st;
-    struct rio_stats s0, s1;
+    struct rio_stats s0 = {.size = sizeof s0}, s1 = {.size = sizeof s1};
     RT_OK(rio_stats_get(fh, &s0));
     CHECK(rio_file_write_at_all(fh, 0, wb, NB * BS, MPI_BYTE, &st) == MPI_SUCCESS,
           "%s: write_at_all failed", what);

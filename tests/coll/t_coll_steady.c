@@ -304,7 +304,7 @@ static void auto_file(void)
         plain_slots(&t, slots, lens);
         RT_OK(counted_write(&t, slots, lens, ONE, k == 4, what));
     }
-    struct rio_select_info si;
+    struct rio_select_info si = {.size = sizeof si};
     if (RT_OK(rio_select_get(t.fh, 0, &si)))
         CHECK(!si.examining && !strcmp(si.chosen, "independent") && si.calls == 4,
               "after call 4: examining %d chosen '%s' calls %lld, expected 0 'independent' 4",

@@ -108,7 +108,7 @@ static void write_read(rio_file *fh, int (*pieces_of)(int, int, struct rt_list *
 {
     const int P = rt_nprocs;
     struct ct_access a;
-    struct rio_stats s0, s1;
+    struct rio_stats s0 = {.size = sizeof s0}, s1 = {.size = sizeof s1};
     MPI_Status st;
     ct_access_init(&a);
     pieces_of(rt_rank, P, &a.file);

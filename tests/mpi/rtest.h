@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -430,6 +431,24 @@ static inline const char *rt_arg(const char *opt)
         if (!strcmp(rt_argv[i], opt))
             return rt_argv[i + 1];
     return NULL;
+}
+
+static inline void rt_watchdog_fire(int sig)
+{
+    (void)sig;
+    static const char msg[] = "watchdog: hang\n";
+    if (write(2, msg, sizeof msg - 1) < 0)
+        _exit(1);
+    _exit(1);
+}
+
+/** End the process with "watchdog: hang" (a failure for ctest) unless it
+ *  is done within seconds: a call that leaves a rank waiting fails the
+ *  test instead of stalling it until ctest's timeout. */
+static inline void rt_watchdog(unsigned seconds)
+{
+    signal(SIGALRM, rt_watchdog_fire);
+    alarm(seconds);
 }
 
 /** Reduce the error count, print the verdict on rank 0, finalize. */

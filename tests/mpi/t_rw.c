@@ -526,7 +526,7 @@ static void agreement_time(void)
     char p[4096];
     rio_file *fh = RIO_FILE_NULL;
     unsigned char w[B];
-    struct rio_stats s0, s1, s2;
+    struct rio_stats s0 = {.size = sizeof s0}, s1 = {.size = sizeof s1}, s2 = {.size = sizeof s2};
     memset(w, 0x3C, sizeof w);
     rt_path(p, sizeof p, "rw-agree");
     if (rt_rank == 0)

@@ -345,7 +345,7 @@ int main(int argc, char **argv)
         pthread_join(th[t], NULL);
 
     /* every call of every thread on the shared handle was counted */
-    struct rio_stats s;
+    struct rio_stats s = {.size = sizeof s};
     if (RT_OK(rio_stats_get(shared_fh, &s))) {
         CHECK(s.calls_write == NT * NSLOTS && s.calls_read == NT * NSLOTS,
               "shared handle: %lld writes and %lld reads counted, expected %d of each",

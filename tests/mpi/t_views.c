@@ -274,18 +274,13 @@ static void verify_file(void)
     free(mask);
 }
 
+/* The storage requests of method m: its slot is its index in the
+ * library's table of methods; -1 for a name the table lacks. */
 static long long method_requests(const struct rio_stats *s, const char *m)
 {
-    if (!strcmp(m, "contig"))
-        return s->req_contig;
-    if (!strcmp(m, "posix"))
-        return s->req_posix;
-    if (!strcmp(m, "sieve"))
-        return s->req_sieve;
-    if (!strcmp(m, "list"))
-        return s->req_list;
-    if (!strcmp(m, "dtype"))
-        return s->req_dtype;
+    for (int i = 0; i < s->nmethods && i < RIO_STATS_MAX_METHODS; i++)
+        if (!strcmp(rio_indep_method_name(i), m))
+            return s->req_method[i];
     return -1;
 }
 
@@ -307,6 +302,7 @@ int main(int argc, char **argv)
         if (method && strcmp(method, "auto")) {
             struct rio_stats s;
             memset(&s, 0, sizeof s);
+            s.size = sizeof s;
             RT_OK(rio_stats_get(fh, &s));
             long long req = rt_sum(method_requests(&s, method));
             CHECK(rt_rank != 0 || req > 0, "method %s was forced but the statistics show %lld requests of it", method,

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     RT_OK(rio_file_read_at_all(fh, 0, back, (int)(R * 8), MPI_BYTE, MPI_STATUS_IGNORE));
     double tr = MPI_Wtime() - t0;
     long long grow = peak_kib() - base;
-    struct rio_coll_info ci;
+    struct rio_coll_info ci = {.size = sizeof ci};
     RT_OK(rio_coll_last(fh, &ci));
     RT_OK(rio_file_close(&fh));
     MPI_Info_free(&info);

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         }
         st_same_choice(si.chosen, "after the examination");
         /* only 0 <= i < count is a signature: anything else is an error, not a crash */
-        struct rio_select_info bad;
+        struct rio_select_info bad = {.size = sizeof bad};
         CHECK(rio_select_get(f.fh, 1, &bad) != MPI_SUCCESS, "rio_select_get(1) of 1 signature "
               "succeeded");
         CHECK(rio_select_get(f.fh, -1, &bad) != MPI_SUCCESS, "rio_select_get(-1) succeeded");

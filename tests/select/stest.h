@@ -173,6 +173,7 @@ static inline int st_call(struct st_file *f, int m)
     f->t[k] = MPI_Wtime() - t0;
     struct rio_coll_info ci;
     memset(&ci, 0, sizeof ci);
+    ci.size = sizeof ci;
     if (RT_OK(rio_coll_last(f->fh, &ci)))
         snprintf(f->ran[k], sizeof f->ran[k], "%s", ci.strategy);
     f->m[k] = m;
@@ -197,6 +198,7 @@ static inline int st_count(struct st_file *f)
 static inline int st_get(struct st_file *f, int i, struct rio_select_info *si)
 {
     memset(si, 0, sizeof *si);
+    si->size = sizeof *si;
     return RT_OK(rio_select_get(f->fh, i, si));
 }
 

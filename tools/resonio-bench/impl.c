@@ -130,11 +130,15 @@ static int r_sync(void *h)
 }
 static int r_stats(void *h, void *out)
 {
-    return rio_stats_get(h, out);
+    struct rio_stats *s = out;
+    s->size = sizeof *s;
+    return rio_stats_get(h, s);
 }
 static int r_coll_last(void *h, void *out)
 {
-    return rio_coll_last(h, out);
+    struct rio_coll_info *ci = out;
+    ci->size = sizeof *ci;
+    return rio_coll_last(h, ci);
 }
 /* The selector's signatures of one direction, summed.  Local. */
 static int r_selector(void *h, int write, struct bench_sel *out)
@@ -142,7 +146,7 @@ static int r_selector(void *h, int write, struct bench_sel *out)
     int n = 0, rc = rio_select_count(h, &n);
     memset(out, 0, sizeof *out);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
-        struct rio_select_info in;
+        struct rio_select_info in = {.size = sizeof in};
         rc = rio_select_get(h, i, &in);
         if (rc != MPI_SUCCESS || in.write != write)
             continue;

@@ -662,10 +662,11 @@ static void keep_probe(struct point_ctx *x, const struct probe *pr, int write,
 {
     int ok = pr->stats_ok, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    long long reqs = 0; /* every independent method's */
+    for (int i = 0; i < pr->st.nmethods && i < RIO_STATS_MAX_METHODS; i++)
+        reqs += pr->st.req_method[i];
     long long mine[5] = {write ? pr->st.bytes_written : pr->st.bytes_read, pr->st.bytes_accessed,
-                         pr->st.req_contig + pr->st.req_posix + pr->st.req_sieve + pr->st.req_list +
-                             pr->st.req_dtype,
-                         pr->st.regions, 0},
+                         reqs, pr->st.regions, 0},
               sum[5];
     double t[2] = {pr->st.time_storage, pr->st.time_agree}, tmax[2] = {0, 0};
     MPI_Reduce(mine, sum, 5, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
