@@ -66,14 +66,25 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The methods' names, indexed by the enum: the one list the hint parser,
- * MPI_File_get_info and the public enumeration read. */
+/* The methods' names and entry points, indexed by the enum, made from
+ * methods.h: the one table the hint parser, MPI_File_get_info, the public
+ * enumeration and the dispatch read.  Auto has a name and no entry point:
+ * it is the chooser. */
 static const char *const method_names[] = {
-    [RIO_INDEP_AUTO] = "auto",   [RIO_INDEP_CONTIG] = "contig", [RIO_INDEP_POSIX] = "posix",
-    [RIO_INDEP_SIEVE] = "sieve", [RIO_INDEP_LIST] = "list",     [RIO_INDEP_DTYPE] = "dtype",
+    [RIO_INDEP_AUTO] = "auto",
+#define RIO_INDEP_METHOD(E, name) [RIO_INDEP_##E] = #name,
+#include "methods.h"
+#undef RIO_INDEP_METHOD
 };
-_Static_assert(sizeof method_names / sizeof method_names[0] == RIO_INDEP_NMETHODS,
-               "a name for every independent method");
+static int (*const method_run[])(const struct rio_indep_req *, struct rio_pairs *) = {
+    [RIO_INDEP_AUTO] = NULL,
+#define RIO_INDEP_METHOD(E, name) [RIO_INDEP_##E] = rio__indep_##name,
+#include "methods.h"
+#undef RIO_INDEP_METHOD
+};
+_Static_assert(sizeof method_names / sizeof method_names[0] == RIO_INDEP_NMETHODS &&
+                   sizeof method_run / sizeof method_run[0] == RIO_INDEP_NMETHODS,
+               "a name and an entry point for every independent method");
 /* Each method but auto has a slot in struct rio_stats req_method: one more
  * method than RIO_STATS_MAX_METHODS would change the public ABI. */
 _Static_assert(RIO_INDEP_NMETHODS - RIO_INDEP_CONTIG <= RIO_STATS_MAX_METHODS,
@@ -351,6 +362,27 @@ enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
     return RIO_INDEP_DTYPE;
 }
 
+/* The entry points of contig and posix: one loop, one call per run of
+ * file regions that follow one another (a request of one run is one call);
+ * they differ in where the requests are counted. */
+static int per_run(const struct rio_indep_req *req, struct rio_pairs *c, enum rio_indep_method m)
+{
+    long long reqs = 0;
+    int rc = rio__indep_by_regions(req, c, NULL, 0, &reqs);
+    rio__indep_count(req, m, reqs);
+    return rc;
+}
+
+int rio__indep_contig(const struct rio_indep_req *req, struct rio_pairs *c)
+{
+    return per_run(req, c, RIO_INDEP_CONTIG);
+}
+
+int rio__indep_posix(const struct rio_indep_req *req, struct rio_pairs *c)
+{
+    return per_run(req, c, RIO_INDEP_POSIX);
+}
+
 /* ---- staging small memory pieces ------------------------------------------ */
 
 /*
@@ -464,7 +496,6 @@ int rio__indep_rw(const struct rio_indep_req *given, MPI_Offset *done)
     struct rio_pairs c;
     struct rio_indep_req r = *given, *req = &r;
     rio_stats *stats = req->st ? req->st->stats : NULL;
-    long long reqs = 0;
     int rc;
 
     *done = 0;
@@ -489,23 +520,11 @@ int rio__indep_rw(const struct rio_indep_req *given, MPI_Offset *done)
     rc = rio__indep_pairs_init(&c, req);
     if (rc)
         goto out;
-    switch (m) {
-    case RIO_INDEP_CONTIG:
-    case RIO_INDEP_POSIX:
-        rc = rio__indep_by_regions(req, &c, NULL, 0, &reqs);
-        rio__indep_count(req, m, reqs);
-        break;
-    case RIO_INDEP_SIEVE:
-        rc = rio__indep_sieve(req, &c);
-        break;
-    case RIO_INDEP_LIST:
-        rc = rio__indep_list(req, &c);
-        break;
-    case RIO_INDEP_DTYPE:
-    case RIO_INDEP_AUTO:
-        rc = rio__indep_dtype(req, &c);
-        break;
-    default:
+    if (m == RIO_INDEP_AUTO) /* the chooser's answer is never auto; a caller's may be */
+        m = RIO_INDEP_DTYPE;
+    if ((int)m > RIO_INDEP_AUTO && m < RIO_INDEP_NMETHODS) {
+        rc = method_run[m](req, &c);
+    } else {
         rio__err_detail("unknown independent method %d", (int)m);
         rc = RIO_E_ARG;
     }

@@ -4,7 +4,8 @@
  * One request moves nbytes of a data stream between memory (count
  * instances of a memory type over buf, starting at stream byte 0) and a
  * file view (filetype tiled from disp, starting at stream byte file_start).
- * The methods of datatype-io.txt §II–IV serve it:
+ * The methods of datatype-io.txt §II–IV serve it, one row each in
+ * methods.h (the one list of them):
  *
  *   contig  one call; both sides contiguous (or memory packed first)
  *   posix   one storage call per file region
@@ -28,14 +29,13 @@
 #include "../dtype/dtype.h"
 #include "../store/store.h"
 
+/* The methods of methods.h, after auto (the chooser). */
 enum rio_indep_method {
     RIO_INDEP_AUTO = 0,
-    RIO_INDEP_CONTIG,   /* one request, file side contiguous */
-    RIO_INDEP_POSIX,    /* one request per region */
-    RIO_INDEP_SIEVE,    /* data sieving */
-    RIO_INDEP_LIST,     /* list I/O */
-    RIO_INDEP_DTYPE,    /* datatype I/O */
-    RIO_INDEP_NMETHODS  /* how many there are, auto included; names in indep.c */
+#define RIO_INDEP_METHOD(E, name) RIO_INDEP_##E,
+#include "methods.h"
+#undef RIO_INDEP_METHOD
+    RIO_INDEP_NMETHODS /* how many there are, auto included */
 };
 
 /* The independent layer's hints (keys in indep.c). */

@@ -77,11 +77,15 @@ static inline void rio__indep_count(const struct rio_indep_req *req, enum rio_in
 #define RIO_INDEP_HOLE_SUBPAGE ((MPI_Offset)8 << 10)
 #define RIO_INDEP_IOV_REGION ((MPI_Offset)4096)
 #define RIO_INDEP_IOV_SMALL ((MPI_Offset)1024)
+/* Each method's entry point, rio__indep_NAME for each row of methods.h
+ * (contig and posix in indep.c, over rio__indep_by_regions below). */
+#define RIO_INDEP_METHOD(E, name)                                                            \
+    int rio__indep_##name(const struct rio_indep_req *req, struct rio_pairs *c);
+#include "methods.h"
+#undef RIO_INDEP_METHOD
+
 int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, char *holes,
                           MPI_Offset hole_max, long long *reqs);
-int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c);
-int rio__indep_list(const struct rio_indep_req *req, struct rio_pairs *c);
-int rio__indep_dtype(const struct rio_indep_req *req, struct rio_pairs *c);
 
 /* Largest batch of pairs a list or datatype request carries. */
 #define RIO_INDEP_BATCH 1024
