@@ -1,8 +1,8 @@
 /*
  * store.c — the driver-independent half of the storage layer.
  *
- * Drivers are found by the prefix of the file name, as ROMIO does it:
- * "posix:" (and ROMIO's "ufs:", "nfs:", "lustre:", which this build serves
+ * Drivers are found by the prefix of the file name, as ROMIO does it
+ * (drivers.h, the one list of prefixes): "posix:" (and ROMIO's "ufs:", "nfs:", "lustre:", which this build serves
  * with the posix driver), "fault:", "delay:" and "emu:" (the client of
  * resonio-emud).  A name whose text before the first
  * colon is not a driver we know is an ordinary path for the posix driver,
@@ -39,17 +39,11 @@ struct prefix {
 };
 
 static const struct prefix prefixes[] = {
-    {"posix:", &rio__store_posix},
-    {"ufs:", &rio__store_posix},
-    {"nfs:", &rio__store_posix},
-    {"lustre:", &rio__store_posix},
-    {"fault:", &rio__store_fault},
-    {"delay:", &rio__store_delay},
-    {"emu:", &rio__store_emu},
-    {"pvfs2:", NULL},
-    {"gpfs:", NULL},
-    {"daos:", NULL},
-    {"testfs:", NULL},
+#define RIO_STORE_PREFIX(prefix, name) {prefix, &rio__store_##name},
+#define RIO_STORE_ABSENT(prefix) {prefix, NULL},
+#include "drivers.h"
+#undef RIO_STORE_PREFIX
+#undef RIO_STORE_ABSENT
 };
 
 /* striping_unit and striping_factor: ROMIO's keys for the layout of a

@@ -2,7 +2,7 @@
  * store.h — storage drivers behind one ops table.
  *
  * A driver is a versioned struct of operations, found by the prefix of the
- * file name ("posix:", "fault:"; none means posix).  The members marked
+ * file name (drivers.h lists them, one row each; none means posix).  The members marked
  * MANDATORY below are called without a check, so a driver must provide
  * them: rio__store_ops_check refuses a table that lacks one (or carries
  * another .version), and every lookup by name runs it, so a driver with a
@@ -288,10 +288,14 @@ struct rio_store *rio__store_wrap_inner(struct rio_store *st);
  *  over wrappers included: rio__store_remove on the inner path. */
 int rio__store_wrap_remove(const char *path, const struct rio_hints *hints);
 
-extern const struct rio_store_ops rio__store_posix;
-extern const struct rio_store_ops rio__store_fault;
+/* Each driver of drivers.h (one declaration per prefix: a driver that
+ * serves several is declared more than once, which C allows), and the
+ * deferred open, which no prefix names. */
+#define RIO_STORE_PREFIX(prefix, name) extern const struct rio_store_ops rio__store_##name;
+#define RIO_STORE_ABSENT(prefix)
+#include "drivers.h"
+#undef RIO_STORE_PREFIX
+#undef RIO_STORE_ABSENT
 extern const struct rio_store_ops rio__store_deferred;
-extern const struct rio_store_ops rio__store_delay;
-extern const struct rio_store_ops rio__store_emu;
 
 #endif /* RIO_STORE_H */
