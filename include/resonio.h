@@ -299,9 +299,9 @@ int rio_indep_method_count(void);
  *  storage.  Local; needs no MPI_Init. */
 const char *rio_indep_method_name(int i);
 /** Capacities of struct rio_coll_info's arrays; naggs and ntargets are the
- *  true counts. */
+ *  true counts.  Targets as many as resonio-emud serves (256). */
 #define RIO_COLL_MAX_AGGS 256
-#define RIO_COLL_MAX_TARGETS 64
+#define RIO_COLL_MAX_TARGETS 256
 /** What the last collective data call on a file did, over all ranks. */
 struct rio_coll_info {
     size_t size;                 /**< set by the caller (statistics, above) */
@@ -343,8 +343,9 @@ int rio_coll_last(rio_file *fh, struct rio_coll_info *out);
  * (resonio_profile / RESONIO_PROFILE) for later runs.                    */
 /** Capacity of the per-candidate arrays of struct rio_select_info; the
  *  library checks at build time that it holds every strategy, so ncand
- *  never exceeds it. */
-#define RIO_SELECT_MAX_CAND 8
+ *  never exceeds it.  Twice the strategies there are, so that new ones
+ *  (a file and a row of src/coll/strategies/list.h each) change no ABI. */
+#define RIO_SELECT_MAX_CAND 16
 #define RIO_SELECT_MAX_CAUSES 4
 /** What the selector knows of one call signature of a file. */
 struct rio_select_info {

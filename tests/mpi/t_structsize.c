@@ -34,7 +34,12 @@
 #define B 64    /* bytes per block */
 #define NBLK 64 /* blocks per rank */
 #define GUARD 0xA5
-#define BUF 4096
+/* room for the largest struct and guard bytes after it */
+#define BUF 16384
+_Static_assert(sizeof(struct rio_coll_info) + 64 <= BUF &&
+                   sizeof(struct rio_select_info) + 64 <= BUF &&
+                   sizeof(struct rio_stats) + 64 <= BUF,
+               "the guarded buffer holds every struct");
 
 static char path[4096];
 static rio_file *fh = RIO_FILE_NULL;
