@@ -1,9 +1,9 @@
 /*
- * alloc.c — the one door for heap memory, so that tests can make the N-th
- * allocation fail and check that every path cleans up and reports
- * RIO_E_NOMEM.
+ * alloc.c — the pool of large blocks.  (The door for every other heap
+ * allocation, through which a test makes the N-th one fail, is in base.c;
+ * the pool's allocations count against the same setting.)
  *
- * Large blocks (rio__pool_*) are also kept for reuse, process-wide.  The
+ * Large blocks (rio__pool_*) are kept for reuse, process-wide.  The
  * first touch of a fresh page costs microseconds (1.5 us per 4 KiB on the
  * development machine, ten times the cost of writing a page already
  * there), so a collective call that builds
