@@ -4,8 +4,8 @@
  * counters.
  *
  * Errors.  Inside resonio a function returns 0 or a negative int: -errno
- * from the storage drivers, or one of resonio's own codes below (all below
- * RIO_E_BASE, far from any errno).  Each own code is declared once in
+ * from the storage drivers, or one of resonio's own codes (base.h, all
+ * below RIO_E_BASE, far from any errno).  Each own code is declared once in
  * RIO_ERRORS, which gives its message and its MPI error class.  Conversion
  * to an MPI error code, with the operation and file name in its message,
  * happens only at the API edge (rio__err_to_mpi).  A function that fails
@@ -15,72 +15,29 @@
 #ifndef RIO_COMMON_H
 #define RIO_COMMON_H
 
+#ifdef RIO_NO_MPI
+#error "the MPI-free part (resonio_base, resonio-emud) includes base.h, not common.h"
+#endif
+
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
 
+#include "base.h"
 #include "resonio.h"
-
-#define RIO_E_BASE (-100000)
-
-/* X(name, MPI class, message) */
-#define RIO_ERRORS(X)                                                                   \
-    X(RIO_E_FILE, MPI_ERR_FILE, "invalid file handle")                                  \
-    X(RIO_E_AMODE, MPI_ERR_AMODE, "invalid access mode")                                \
-    X(RIO_E_COUNT, MPI_ERR_COUNT, "invalid count")                                      \
-    X(RIO_E_TYPE, MPI_ERR_TYPE, "invalid datatype")                                     \
-    X(RIO_E_FILETYPE, MPI_ERR_TYPE, "invalid filetype for this view")                   \
-    X(RIO_E_ARG, MPI_ERR_ARG, "invalid argument")                                       \
-    X(RIO_E_BUFFER, MPI_ERR_BUFFER, "invalid buffer pointer")                           \
-    X(RIO_E_INFO, MPI_ERR_INFO, "invalid info object")                                  \
-    X(RIO_E_WRONLY, MPI_ERR_ACCESS, "file was opened write-only")                       \
-    X(RIO_E_RDONLY, MPI_ERR_ACCESS, "file was opened read-only")                        \
-    X(RIO_E_SEQUENTIAL, MPI_ERR_UNSUPPORTED_OPERATION,                                  \
-      "operation not allowed on a file opened with MPI_MODE_SEQUENTIAL")                \
-    X(RIO_E_DATAREP, MPI_ERR_UNSUPPORTED_DATAREP, "unsupported data representation")    \
-    X(RIO_E_DUP_DATAREP, MPI_ERR_DUP_DATAREP, "data representation already defined")    \
-    X(RIO_E_CONVERSION, MPI_ERR_CONVERSION, "data conversion failed")                   \
-    X(RIO_E_NOMEM, MPI_ERR_NO_MEM, "out of memory")                                     \
-    X(RIO_E_NOT_SAME, MPI_ERR_NOT_SAME, "collective argument differs between ranks")    \
-    X(RIO_E_PENDING_SPLIT, MPI_ERR_OTHER,                                               \
-      "a split collective operation is already active on this file")                    \
-    X(RIO_E_NO_SPLIT, MPI_ERR_OTHER, "no matching split collective operation is active") \
-    X(RIO_E_REMOTE, MPI_ERR_IO, "the operation failed on another rank")                 \
-    X(RIO_E_DRIVER, MPI_ERR_BAD_FILE, "unknown storage driver prefix")                  \
-    X(RIO_E_OVERFLOW, MPI_ERR_ARG, "offset or size out of range")                       \
-    X(RIO_E_SHORT, MPI_ERR_IO, "storage made no progress (zero-length transfer)")
-
-enum rio_err {
-    RIO_E__FIRST = RIO_E_BASE,
-#define RIO_ERR_ENUM(name, cls, msg) name,
-    RIO_ERRORS(RIO_ERR_ENUM)
-#undef RIO_ERR_ENUM
-    RIO_E__LAST
-};
 
 /** Message of an internal code (own code or -errno).  Static storage. */
 const char *rio__err_message(int err);
 /** The MPI class of an internal code (own code or -errno). */
 int rio__err_class(int err);
-/** Attach printf-style detail to the error being returned by this thread. */
-void rio__err_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/** The detail attached so far on this thread ("" if none). */
-const char *rio__err_detail_peek(void);
 /** Build an MPI error code for err in operation op on file name (may be
  *  NULL); its string names op, file, cause and any detail.  Clears the
  *  detail.  0 maps to MPI_SUCCESS. */
 int rio__err_to_mpi(int err, const char *op, const char *name);
 
-/* ---- allocation: one door, so a test can make it fail ----------------- */
-void *rio__malloc(size_t n);
-void *rio__calloc(size_t n, size_t size);
-void *rio__realloc(void *p, size_t n);
-char *rio__strdup(const char *s);
-/** Copy s into dst of n bytes, cut short if needed; what snprintf "%s"
- *  does without its formatting cost (calls on every data access use it). */
-void rio__strcpy(char *dst, size_t n, const char *s);
+/* ---- allocation: the door and the detail are in base.h ----------------- */
 /** Large blocks kept for reuse (alloc.c): at least n bytes, not zeroed;
  *  NULL when out of memory.  A block from rio__pool_alloc or
  *  rio__pool_realloc is released with rio__pool_free only, never free(). */
@@ -91,10 +48,6 @@ void *rio__pool_realloc(void *p, size_t n);
 void rio__pool_free(void *p);
 /** What the pool holds now: bytes and blocks (for tests and statistics). */
 void rio__pool_held(size_t *bytes, int *blocks);
-/** Make the n-th allocation from now fail (n >= 1); 0 turns it off.
- *  Returns how many allocations the previous setting still had to go
- *  (0: it fired, or none was set). */
-long rio__malloc_fail_at(long n);
 
 /* ---- hints: each owner's settings, in one struct per file ------------ */
 #include "settings.h"
@@ -140,8 +93,6 @@ double rio__now(void);
 #define RIO_MPI_OFFSET_SIGNED MPI_LONG_LONG
 _Static_assert(sizeof(MPI_Offset) == sizeof(long long), "MPI_Offset is not a long long");
 
-#define RIO_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define RIO_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /* Copy one run of n bytes between buffers that do not overlap.  Fine-
  * grained types and collective calls copy runs of a few bytes by the

@@ -52,7 +52,6 @@ static const struct {
 #undef RIO_ERR_ROW
 };
 
-static _Thread_local char err_detail[512];
 
 static int is_own(int err)
 {
@@ -105,19 +104,6 @@ int rio__err_class(int err)
     default:
         return MPI_ERR_IO;
     }
-}
-
-const char *rio__err_detail_peek(void)
-{
-    return err_detail;
-}
-
-void rio__err_detail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err_detail, sizeof err_detail, fmt, ap);
-    va_end(ap);
 }
 
 /* ---- building MPI codes ------------------------------------------------ */
@@ -210,9 +196,9 @@ int rio__err_to_mpi(int err, const char *op, const char *name)
     if (err == 0)
         return MPI_SUCCESS;
     int cls = rio__err_class(err);
-    char text[1024], detail[sizeof err_detail], lead[MPI_MAX_ERROR_STRING + 2] = "";
-    rio__strcpy(detail, sizeof detail, err_detail);
-    err_detail[0] = '\0';
+    char text[1024], detail[RIO_ERR_DETAIL_MAX], lead[MPI_MAX_ERROR_STRING + 2] = "";
+    rio__strcpy(detail, sizeof detail, rio__err_detail_peek());
+    rio__err_detail_clear();
 
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);

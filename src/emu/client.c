@@ -20,7 +20,7 @@
  */
 #include "client.h"
 
-#include "../common/common.h"
+#include "../common/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
