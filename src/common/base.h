@@ -61,7 +61,8 @@ int rio__alloc_fail_now(void);
     X(RIO_E_REMOTE, MPI_ERR_IO, "the operation failed on another rank")                 \
     X(RIO_E_DRIVER, MPI_ERR_BAD_FILE, "unknown storage driver prefix")                  \
     X(RIO_E_OVERFLOW, MPI_ERR_ARG, "offset or size out of range")                       \
-    X(RIO_E_SHORT, MPI_ERR_IO, "storage made no progress (zero-length transfer)")
+    X(RIO_E_SHORT, MPI_ERR_IO, "storage made no progress (zero-length transfer)")          \
+    X(RIO_E_LAYOUT, MPI_ERR_IO, "the storage refuses the file layout asked for")
 
 enum rio_err {
     RIO_E__FIRST = RIO_E_BASE,

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,20 @@ static void no_reads(rio_file *fh)
 {
     rio__hints_no_reads(&fh->hints);
     fh->write_only = 1;
+}
+
+/* Every rank plans collective calls with the layout rank 0 reads (rank 0
+ * always has the file open; a rank whose open is deferred could not ask
+ * without opening, and ranks that disagree would plan differently).
+ * Collective. */
+static void layout_share(rio_file *fh)
+{
+    struct rio_layout l;
+    memset(&l, 0, sizeof l);
+    if (fh->rank == 0)
+        rio__store_layout(&fh->st, &l);
+    MPI_Bcast(&l, (int)sizeof l, MPI_BYTE, 0, fh->comm);
+    rio__store_layout_fix(&fh->st, &l);
 }
 
 static int open_store(rio_file *fh, int create, int excl)
@@ -268,6 +283,8 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     if (!err)
         err = rio__view_default(fh);
     err = rio__agree(fh->comm, err);
+    if (!err)
+        layout_share(fh);
     if (!err)
         err = rio__agree(fh->comm, rio__shared_create(fh));
     if (!err && (amode & MPI_MODE_APPEND)) {
@@ -475,6 +492,25 @@ int rio_file_set_info(rio_file *fh, MPI_Info info)
     return rio__file_return(fh, err, "MPI_File_set_info");
 }
 
+/* The layout in effect, over whatever the striping hints asked for: the
+ * storage's own where it has one (CephFS, emu), as ROMIO reports Lustre's. */
+static void layout_to_info(rio_file *fh, MPI_Info info)
+{
+    struct rio_layout l;
+    char v[32];
+    rio__store_layout(&fh->st, &l);
+    if (!l.known)
+        return;
+    snprintf(v, sizeof v, "%lld", l.unit);
+    MPI_Info_set(info, "striping_unit", v);
+    snprintf(v, sizeof v, "%d", l.count);
+    MPI_Info_set(info, "striping_factor", v);
+    if (l.object_size > 0) {
+        snprintf(v, sizeof v, "%lld", l.object_size);
+        MPI_Info_set(info, "resonio_object_size", v);
+    }
+}
+
 int rio_file_get_info(rio_file *fh, MPI_Info *info_used)
 {
     int err = rio__file_check(fh);
@@ -482,6 +518,8 @@ int rio_file_get_info(rio_file *fh, MPI_Info *info_used)
         err = RIO_E_ARG;
     if (!err)
         err = rio__hints_to_info(&fh->hints, info_used);
+    if (!err)
+        layout_to_info(fh, *info_used);
     return rio__file_return(fh, err, "MPI_File_get_info");
 }
 

@@ -38,6 +38,19 @@
  * one try of 30 (26 ms); tmpfs showed no difference.
  *
  * Locks are fcntl(F_SETLKW) record locks, retried on EINTR.
+ *
+ * On CephFS (ceph-fuse, or the kernel client where there is one) a file is
+ * striped over objects, and its layout is in the virtual extended
+ * attribute ceph.file.layout ("stripe_unit=.. stripe_count=..
+ * object_size=.. pool=.."), which no listing shows: it is asked for by
+ * name at every open (one getxattr; other file systems answer ENODATA or
+ * EOPNOTSUPP and nothing changes) and reported by .layout.  The file that
+ * the open creates gets the striping hints (striping_unit,
+ * striping_factor, resonio_object_size) as its layout while it is still
+ * empty, as ROMIO's Lustre driver sets a new file's striping; CephFS
+ * refuses a layout change on a file with data, so asking a different
+ * layout of an existing non-empty file at create fails with RIO_E_LAYOUT
+ * rather than leaving the file other than asked.
  */
 #include "store.h"
 
@@ -46,10 +59,12 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #ifdef RIO_HAVE_URING
@@ -69,6 +84,7 @@ struct pfile {
     size_t off_align;    /* direct I/O offset and length alignment */
     size_t mem_align;    /* direct I/O buffer alignment */
     unsigned notes;      /* RIO_STORE_NOTE_* */
+    struct rio_layout ceph; /* the CephFS layout; known 0 elsewhere */
     pthread_mutex_t mu;  /* guards bounce and ring */
     char *bounce_raw, *bounce;
 #ifdef RIO_HAVE_URING
@@ -140,6 +156,103 @@ static void direct_open(struct pfile *pf, const char *path, int oflags,
     pf->direct_wr = s->direct_write == RIO_ENABLE;
 }
 
+/* ---- CephFS layouts ------------------------------------------------------ */
+
+#define CEPH_LAYOUT_XATTR "ceph.file.layout"
+#define CEPH_MIN_UNIT 65536 /* CephFS's smallest stripe unit */
+
+/* The layout of the file open on fd, when it is on CephFS. */
+static void ceph_layout_read(int fd, struct rio_layout *l)
+{
+    char buf[256];
+    long long su = 0, os = 0;
+    int sc = 0;
+    memset(l, 0, sizeof *l);
+    ssize_t n = fgetxattr(fd, CEPH_LAYOUT_XATTR, buf, sizeof buf - 1);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        if (!strncmp(tok, "stripe_unit=", 12))
+            su = strtoll(tok + 12, NULL, 10);
+        else if (!strncmp(tok, "stripe_count=", 13))
+            sc = (int)strtol(tok + 13, NULL, 10);
+        else if (!strncmp(tok, "object_size=", 12))
+            os = strtoll(tok + 12, NULL, 10);
+    }
+    if (su > 0 && sc > 0 && os >= su) {
+        l->unit = su;
+        l->count = sc;
+        l->object_size = os;
+        l->known = 1;
+    }
+}
+
+/* The layout the hints ask for a new file, from the file's current one for
+ * whatever they leave out; the object size grows to a multiple of the
+ * unit, as CephFS requires.  0 when the hints ask for nothing. */
+static int ceph_layout_wanted(const struct rio_hints *hints, const struct rio_layout *cur,
+                              struct rio_layout *want)
+{
+    const struct rio_store_settings *s = rio__store_settings(hints);
+    if (s->striping_unit <= 0 && s->striping_factor <= 0 && s->object_size <= 0)
+        return 0;
+    *want = *cur;
+    if (s->striping_unit > 0)
+        want->unit = s->striping_unit;
+    if (s->striping_factor > 0)
+        want->count = s->striping_factor;
+    if (s->object_size > 0)
+        want->object_size = s->object_size;
+    else if (want->object_size % want->unit || want->object_size < want->unit)
+        want->object_size = (want->object_size / want->unit + 1) * want->unit;
+    return 1;
+}
+
+/* At create: give the file the layout the hints ask for.  0 when it has
+ * it (or is not on CephFS); RIO_E_LAYOUT, with a detail, when CephFS
+ * refuses (a file with data, a unit it does not take). */
+static int ceph_layout_apply(struct pfile *pf, const char *path, const struct rio_hints *hints)
+{
+    struct rio_layout want, *cur = &pf->ceph;
+    struct stat sb;
+    char val[160];
+    if (!cur->known || !ceph_layout_wanted(hints, cur, &want))
+        return 0;
+    if (want.unit == cur->unit && want.count == cur->count &&
+        want.object_size == cur->object_size)
+        return 0;
+    snprintf(val, sizeof val, "stripe_unit=%lld stripe_count=%d object_size=%lld", want.unit,
+             want.count, want.object_size);
+    if (fstat(pf->fd, &sb) == 0 && sb.st_size > 0) {
+        rio__err_detail("'%s' is not empty, and CephFS changes the layout of an empty file "
+                        "only: it has stripe_unit=%lld stripe_count=%d object_size=%lld, "
+                        "the hints ask for %s",
+                        path, cur->unit, cur->count, cur->object_size, val);
+        return RIO_E_LAYOUT;
+    }
+    if (fsetxattr(pf->fd, CEPH_LAYOUT_XATTR, val, strlen(val), 0) < 0) {
+        int e = errno;
+        rio__err_detail("CephFS refuses the layout %s for '%s' (%s): the stripe unit must be "
+                        "a multiple of %d and divide the object size",
+                        val, path, strerror(e), CEPH_MIN_UNIT);
+        return RIO_E_LAYOUT;
+    }
+    ceph_layout_read(pf->fd, cur);
+    return 0;
+}
+
+static int posix_layout(struct rio_store *st, struct rio_layout *out)
+{
+    if (!pf_of(st)->ceph.known)
+        return -EOPNOTSUPP; /* the striping hints serve */
+    *out = pf_of(st)->ceph;
+    return 0;
+}
+
+/* ---- open / close (continued) ---------------------------------------------- */
+
 static int posix_open(struct rio_store *st, const char *path, int oflags, mode_t perm,
                       const struct rio_hints *hints)
 {
@@ -154,6 +267,9 @@ static int posix_open(struct rio_store *st, const char *path, int oflags, mode_t
         rc = -errno;
         goto out;
     }
+    ceph_layout_read(pf->fd, &pf->ceph);
+    if ((oflags & O_CREAT) && (rc = ceph_layout_apply(pf, path, hints)) != 0)
+        goto out;
     const struct posix_settings *s = settings(hints);
     if (s->direct_read == RIO_ENABLE || s->direct_write == RIO_ENABLE)
         direct_open(pf, path, oflags, s);
@@ -720,7 +836,7 @@ const struct rio_store_ops rio__store_posix = {
     .write_list = posix_write_list,
     .lock = posix_lock,
     .unlock = posix_unlock,
-    .layout = NULL, /* rio__store_layout serves the striping hints */
+    .layout = posix_layout, /* CephFS's; elsewhere the striping hints */
     .is_direct = posix_is_direct,
     .notes = posix_notes,
     .prefetch = posix_prefetch,

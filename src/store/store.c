@@ -47,13 +47,17 @@ static const struct prefix prefixes[] = {
 };
 
 /* striping_unit and striping_factor: ROMIO's keys for the layout of a
- * file, which rio__store_layout serves when the driver reports none. */
+ * file, which rio__store_layout serves when the driver reports none, and
+ * which a driver that can set a layout (posix on CephFS) applies to a file
+ * it creates, with resonio_object_size. */
 #define F(m) offsetof(struct rio_store_settings, m)
 static const struct rio_setting store_keys[] = {
     {"striping_unit", RIO_SET_SIZE, F(striping_unit), NULL, RIO_SET_OPEN_ONLY,
      "stripe size assumed for the file", NULL, NULL},
     {"striping_factor", RIO_SET_INT, F(striping_factor), NULL, RIO_SET_OPEN_ONLY,
      "number of storage targets assumed for the file", NULL, NULL},
+    {"resonio_object_size", RIO_SET_SIZE, F(object_size), NULL, RIO_SET_OPEN_ONLY,
+     "object size of a new file on storage that stripes into objects (CephFS)", NULL, NULL},
 };
 #undef F
 
@@ -133,6 +137,7 @@ const struct rio_store_ops *rio__store_begin(struct rio_store *st, const char *n
     st->scratch_len = 0;
     atomic_store(&st->scratch_busy, 0);
     st->trace = NULL;
+    st->has_fixed = 0;
     if (!ops)
         rio__err_detail("prefix of '%s' names a driver this build does not have", name);
     else if (rio__store_ops_check(ops))
@@ -604,8 +609,19 @@ int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_O
 
 /* ---- layout ----------------------------------------------------------- */
 
+void rio__store_layout_fix(struct rio_store *st, const struct rio_layout *l)
+{
+    st->fixed = *l;
+    st->has_fixed = 1;
+}
+
 void rio__store_layout(struct rio_store *st, struct rio_layout *out)
 {
+    if (st->has_fixed) {
+        *out = st->fixed;
+        return;
+    }
+    out->object_size = 0;
     if (st->ops && st->ops->layout && st->ops->layout(st, out) == 0 && out->unit > 0 &&
         out->count > 0) {
         out->known = 1;

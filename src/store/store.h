@@ -32,11 +32,15 @@
 #include "../common/common.h"
 
 /** Striping layout of a file: unit bytes per stripe, count targets,
- *  round-robin from target 0.  count == 1 means a single target. */
+ *  round-robin from target 0.  count == 1 means a single target.  A file
+ *  striped into objects (CephFS) fills object_size: count objects take the
+ *  stripes of object_size bytes each (an object set), then the next count
+ *  objects; 0 where storage has no objects. */
 struct rio_layout {
     long long unit;
     int count;
     int known;  /* 1 when the driver or the striping hints gave it */
+    long long object_size;
 };
 
 /** A record of the storage requests made while it is attached to a
@@ -156,6 +160,11 @@ struct rio_store {
     size_t scratch_len;
     atomic_int scratch_busy;
     struct rio_store_trace *trace; /* borrowed; NULL when not tracing */
+    /* The layout one rank read and every rank uses (rio__store_layout_fix):
+     * ranks of one file must plan with the same layout, and a rank whose
+     * open is deferred cannot ask its driver without opening. */
+    struct rio_layout fixed;
+    int has_fixed;
 };
 
 /* The storage layer's own hints: the layout assumed for a file whose
@@ -163,6 +172,7 @@ struct rio_store {
 struct rio_store_settings {
     long long striping_unit; /* 0 = none */
     int striping_factor;     /* 0 = none */
+    long long object_size;   /* 0 = the storage's default */
 };
 extern const struct rio_settings_owner rio__store_settings_owner;
 /** The storage layer's settings in h (its defaults when h is NULL or has
@@ -230,9 +240,12 @@ int rio__store_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_
                           MPI_Offset pos, const void *buf, MPI_Offset len);
 int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
                          MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done);
-/** Layout: the driver's, else striping_unit/striping_factor hints, else
- *  one target (known = 0). */
+/** Layout: the one fixed by rio__store_layout_fix, else the driver's, else
+ *  striping_unit/striping_factor hints, else one target (known = 0). */
 void rio__store_layout(struct rio_store *st, struct rio_layout *out);
+/** From now on st's layout is *l (copied), whatever its driver says: the
+ *  file layer reads it on one rank at open and gives it to all. */
+void rio__store_layout_fix(struct rio_store *st, const struct rio_layout *l);
 /** Record one request, issued at time t (rio__now), in st->trace if one is
  *  attached. */
 void rio__store_trace_add(struct rio_store *st, MPI_Offset off, MPI_Offset len, double t);

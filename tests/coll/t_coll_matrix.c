@@ -28,11 +28,14 @@
  * requests per target for resonant/target_first/stripe writes, several
  * rounds when cb_buffer_size is small).
  *
+ * With -storage_layout 1 the storage gives every file a layout of its own
+ * (CephFS), so configuration C is left out, as on emu.
+ *
  * With -deferred 1 every file is opened with romio_no_indep_rw=true, so
  * ranks other than the first open it only when they touch storage (the
  * deferred-open driver, forwarding datatype requests on emu).
  *
- * Configurations (one file each): A = layout striping_unit=4096,
+ * Configurations (one file each): A = layout striping_unit=4096 (or -unit),
  * striping_factor=4; B = the layout, cb_buffer_size=16 KiB, virtual nodes
  * of 2 ranks and node-shared round buffers (resonio_shm=enable); C = no
  * layout (a subset of patterns; the stripe-aware strategies must fall back
@@ -52,7 +55,7 @@
 
 #include <signal.h>
 
-#define UNIT 4096
+#define UNIT unit_bytes /* 4096, or -unit (CephFS takes 64 KiB and up) */
 #define FACTOR nfactor /* 4, or the emu service's targets when fewer */
 #define REGION (1024 * 1024)
 #define SMALL_CB 16384
@@ -98,6 +101,7 @@ static const struct config configs[] = {
 
 static const char *strategy;
 static int nfactor = 4;
+static int unit_bytes = 4096;
 static int deferred;            /* -deferred 1: romio_no_indep_rw=true (deferred open) */
 static int exchange_calls; /* calls that aggregated in rounds, this configuration */
 static int rounds_checked; /* of those, calls held to "several rounds" */
@@ -630,7 +634,9 @@ static void check_info(const struct config *cf, int k, int write, const struct a
         exchange_calls++;
         ICHECK(in->naggs > 0 && in->rounds >= 1, "%s: no aggregators or no rounds", eff);
         /* some aggregator holds at least unique/naggs bytes of coordinates */
-        if (cb && in->naggs > 0 && m->unique > (long long)in->naggs * cb) {
+        /* the stripe-aware strategies' rounds hold a stripe at least */
+        long long per = ct_needs_layout(eff) && UNIT > cb ? UNIT : cb;
+        if (cb && in->naggs > 0 && m->unique > (long long)in->naggs * per) {
             rounds_checked++;
             ICHECK(in->rounds > 1,
                    "%s: %lld file bytes over %d aggregators with cb_buffer_size %lld need "
@@ -865,8 +871,11 @@ static void run_config(const struct config *cf)
     }
     /* with the small buffer, some call that aggregated in rounds must have
      * been big enough to need several (interleaved alone is, for up to 4
-     * aggregators at any rank count) */
-    CHECK(rt_rank != 0 || !cf->cb || exchange_calls == 0 || rounds_checked > 0,
+     * aggregators at any rank count); with stripes larger than the buffer
+     * (-unit) the stripe-aware strategies hold a stripe a round, and no
+     * pattern is that big */
+    CHECK(rt_rank != 0 || !cf->cb || exchange_calls == 0 || rounds_checked > 0 ||
+              UNIT > cf->cb,
           "[%s cfg %s] no call was big enough to need several rounds: the test did not check "
           "cb_buffer_size",
           strategy, cf->tag);
@@ -931,6 +940,13 @@ int main(int argc, char **argv)
     alarm(240);
     strategy = ct_strategy_arg();
     deferred = rt_arg("-deferred") != NULL;
+    if (rt_arg("-unit")) { /* a stripe unit the storage takes (CephFS: 64 KiB up) */
+        unit_bytes = atoi(rt_arg("-unit"));
+        CHECK(unit_bytes >= 512 && 3 * UNIT * nfactor < REGION, "-unit %d: 512 up, and 3 "
+              "stripes per target inside a %d-byte region", unit_bytes, REGION);
+        if (unit_bytes < 512 || 3 * UNIT * nfactor >= REGION)
+            return rt_finish();
+    }
     if (rt_arg("-factor")) { /* many targets: the call summary outgrows its stack rows */
         nfactor = atoi(rt_arg("-factor"));
         /* the holes pattern's gap (3 stripes per target) stays inside its
@@ -952,8 +968,11 @@ int main(int argc, char **argv)
     rt_nodes(real_node_of); /* real nodes as the MPI library sees them */
     rt_path(mpi_path, sizeof mpi_path, "mpi");
     write_mpi_file();
+    /* storage that gives every file a layout of its own (emu, CephFS with
+     * -storage_layout) has no layout-less configuration C */
+    int storage_layout = ct_emu || rt_arg("-storage_layout") != NULL;
     for (int c = 0; c < NCONFIGS; c++)
-        if (!ct_emu || configs[c].layout)
+        if (!storage_layout || configs[c].layout)
             run_config(&configs[c]);
     alarm(0);
     if (rt_rank == 0)

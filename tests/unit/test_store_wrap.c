@@ -356,7 +356,7 @@ static void test_forward(void)
     MPI_Offset sz = 0, done = 0;
     struct iovec iov[3];
     struct rio_region reg[3];
-    struct rio_layout lo = {0, 0, 0};
+    struct rio_layout lo = {0, 0, 0, 0};
     const struct rio_dtype *ft = (const struct rio_dtype *)&reg[1]; /* never dereferenced */
 #define SAW(name, P1, P2, A, B, C)                                                   \
     CHECK(!strcmp(seen.op, name) && seen.st == in && seen.p1 == (const void *)(P1) && \
