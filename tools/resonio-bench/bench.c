@@ -241,6 +241,24 @@ int main(int argc, char **argv)
         snprintf(m.tag, sizeof m.tag, "%s-emu-np%d", m.mpi, np);
         snprintf(m.fstype, sizeof m.fstype, "emu");
     }
+    if (o.ceph) {
+        /* rank 0 runs the cluster; the data files go to its mount */
+        ok = 1;
+        if (rank == 0 &&
+            bench_ceph_start(&o, o.ceph_dir, sizeof o.ceph_dir, msg, sizeof msg)) {
+            fprintf(stderr, "resonio-bench: %s\n", msg);
+            ok = 0;
+        }
+        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!ok) {
+            MPI_Finalize();
+            return 1;
+        }
+        MPI_Bcast(o.ceph_dir, sizeof o.ceph_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+        snprintf(dir, sizeof dir, "%s/mnt/bench", o.ceph_dir);
+        snprintf(m.tag, sizeof m.tag, "%s-cephfs-np%d", m.mpi, np);
+        snprintf(m.fstype, sizeof m.fstype, "cephfs");
+    }
 
     if (rank == 0) {
         if (o.emu) {
@@ -272,6 +290,14 @@ int main(int argc, char **argv)
     m.seconds = MPI_Wtime() - t0;
     if (getloadavg(&m.load[1], 1) != 1)
         m.load[1] = -1;
+    if (rank == 0 && o.ceph) {
+        if (bench_ceph_stop()) {
+            fprintf(stderr, "resonio-bench: stopping the cluster in %s failed\n", o.ceph_dir);
+            errors++;
+        } else {
+            printf("\nthe cluster in %s is stopped and its directory removed\n", o.ceph_dir);
+        }
+    }
     if (rank == 0 && o.emu) {
         if (bench_emu_stop()) {
             fprintf(stderr, "resonio-bench: stopping the service in %s failed\n", o.emu_dir);

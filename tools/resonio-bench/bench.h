@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define BENCH_MAX_PARAMS 8
 #define BENCH_MAX_ROUNDS 64
@@ -177,6 +178,7 @@ struct bench_tgt {
     long long sequential; /* of those, starting where the previous ended */
     long long seek;       /* head movement, bytes of the modelled disk */
     double busy;          /* modelled service time, seconds */
+    long long bytes;      /* data bytes of the requests (cephfs), -1 when not known */
 };
 
 /** One phase (write or read) of one implementation on one workload point.
@@ -265,6 +267,10 @@ struct bench_opts {
     double time_scale; /* -time-scale */
     const char *emud;  /* -emud: the resonio-emud program (NULL: found by emu.c) */
     char emu_dir[128]; /* the running service's directory (set by main) */
+    /* -storage cephfs runs a Ceph cluster (ceph.c) */
+    int ceph;
+    const char *ceph_tool; /* -ceph-tool: the resonio-ceph program (NULL: the source tree's) */
+    char ceph_dir[128];    /* the running cluster's directory (set by main) */
 };
 
 /** The implementations point p runs (bit i: bench_impls[i]). */
@@ -322,6 +328,35 @@ int bench_emu_stop(void);
  *  (judged and sequential from the accesses and the sequential fraction)
  *  and returns n; without: returns 0.  -1 on failure.  Rank 0. */
 int bench_emu_stats(const struct bench_opts *o, int reset, struct bench_tgt *out, int max);
+/** Run argv (a program printing "target,requests,accesses,
+ *  sequential_fraction,seek_bytes,busy_s[,bytes,judged]" lines after a
+ *  header, as `resonio-emud stats` and `resonio-ceph stats` do) and parse
+ *  its lines into out[0..n-1] as bench_emu_stats says; out NULL: only run
+ *  it (0).  n, or -1 on failure.  Rank 0. */
+int bench_stats_run(char *const argv[], struct bench_tgt *out, int max);
+/** Start argv with descriptors 0-2 as given (-1: inherit) and every other
+ *  descriptor closed, in a new session if setsid (no fork of an MPI
+ *  process: posix_spawn).  The child's pid or -1. */
+pid_t bench_spawn(char *const argv[], int in, int out, int err, int setsid);
+/** Wait for pid; its exit status, or -1 when it did not exit normally. */
+int bench_wait(pid_t pid);
+
+/* ---- -storage cephfs (ceph.c) ---------------------------------------------------
+ * Rank 0 starts a Ceph cluster of its own with tools/resonio-ceph (3
+ * memstore OSDs, CephFS mounted with ceph-fuse) in a fresh /tmp directory,
+ * guarded by a watchdog that stops it and removes the directory whenever
+ * rank 0 ends; the data files sit in a directory of the mount whose layout
+ * (-stripe, -targets) every new file inherits, so native's files are
+ * striped as resonio's. */
+/** Start it; its directory into dir (the data files go to dir/mnt/bench).
+ *  0, or -1 with msg. */
+int bench_ceph_start(const struct bench_opts *o, char *dir, size_t dirlen, char *msg,
+                     size_t msglen);
+/** Stop it (0, or -1 when the stop failed). */
+int bench_ceph_stop(void);
+/** The OSDs' request counters since the last reset (resonio-ceph stats),
+ *  as bench_emu_stats.  Rank 0. */
+int bench_ceph_stats(const struct bench_opts *o, int reset, struct bench_tgt *out, int max);
 
 /** A logical file of the service read straight from its object files on
  *  disk (target 0's meta.tab and t<i>/<fid>.obj), without the client

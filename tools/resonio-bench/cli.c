@@ -104,8 +104,8 @@ void bench_usage(FILE *to)
     fprintf(to,
             "usage: resonio-bench [--suite default|full|emu] [-impl LIST] [-rounds N] [-dir DIR]\n"
             "                     [-o DIR] [-sync] [-noplot] [-list] [-dry]\n"
-            "                     [-storage posix|emu [-targets N] [-model hdd|ssd|none]\n"
-            "                      [-stripe SIZE] [-time-scale F] [-emud PATH]]\n"
+            "                     [-storage posix|emu|cephfs [-targets N] [-model hdd|ssd|none]\n"
+            "                      [-stripe SIZE] [-time-scale F] [-emud PATH] [-ceph-tool PATH]]\n"
             "                     [-w WORKLOAD [-PARAM VALUE[,VALUE...]] [-hint KEY=VALUE]...\n"
             "                      [-impls LIST]]...\n"
             "  --suite S   run a predefined suite (default when no -w is given); emu: the\n"
@@ -138,9 +138,15 @@ void bench_usage(FILE *to)
             "              in a fresh /tmp directory for the run and stop it at the end; files\n"
             "              emu:<name>, checked from the object files; native and limit cannot\n"
             "              run there and are skipped; per-target sequentiality is reported\n"
-            "  -targets N  emu targets (default 4)      -model M   hdd (default), ssd or none\n"
+            "              or cephfs: start a Ceph cluster (tools/resonio-ceph: 3 memstore\n"
+            "              OSDs, CephFS through ceph-fuse) for the run and stop it at the end;\n"
+            "              files in a directory of the mount with the layout -stripe x -targets;\n"
+            "              per-OSD requests, bytes and sequentiality from the OSDs' histories\n"
+            "  -targets N  emu targets, cephfs stripe count (default 4)\n"
+            "  -model M    emu: hdd (default), ssd or none\n"
             "  -stripe S   striping_unit of the files (default 64k; striping_factor: -targets)\n"
             "  -time-scale F  emu: wait F times the modelled service time (default 1)\n"
+            "  -ceph-tool PATH  the resonio-ceph program (default: the source tree's)\n"
             "  -emud PATH  the resonio-emud program (default: next to resonio-bench, the\n"
             "              build tree, or PATH)\n"
             "  -hint K=V   (after -w) an MPI_Info hint for that specification's points\n"
@@ -421,7 +427,8 @@ static int storage_given; /* -storage was on the command line */
 static int top_option(const char *arg)
 {
     static const char *const names[] = {"impl",  "rounds",  "dir",    "o",          "storage",
-                                        "targets", "model", "stripe", "time-scale", "emud"};
+                                        "targets", "model", "stripe", "time-scale", "emud",
+                                        "ceph-tool"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (is_flag(arg, names[i]))
             return 1;
@@ -447,9 +454,10 @@ static int set_option(const char *arg, const char *val, struct bench_opts *o, ch
     } else if (is_flag(arg, "o")) {
         o->out = val;
     } else if (is_flag(arg, "storage")) {
-        if (strcmp(val, "posix") && strcmp(val, "emu"))
-            return err_msg(msg, len, "-storage must be posix or emu, not '%s'", val);
+        if (strcmp(val, "posix") && strcmp(val, "emu") && strcmp(val, "cephfs"))
+            return err_msg(msg, len, "-storage must be posix, emu or cephfs, not '%s'", val);
         o->emu = !strcmp(val, "emu");
+        o->ceph = !strcmp(val, "cephfs");
         storage_given = 1;
     } else if (is_flag(arg, "targets")) {
         if (parse_number(val, &v) || v < 1 || v > BENCH_MAX_TARGETS)
@@ -470,6 +478,8 @@ static int set_option(const char *arg, const char *val, struct bench_opts *o, ch
         if (end == val || *end || !(d >= 0) || d > 1e6)
             return err_msg(msg, len, "malformed time scale '%s' (0..1e6)", val);
         o->time_scale = d;
+    } else if (is_flag(arg, "ceph-tool")) {
+        o->ceph_tool = val;
     } else {
         o->emud = val;
     }

@@ -78,9 +78,8 @@ static int find_emud(const struct bench_opts *o)
     return -1;
 }
 
-/* Start argv with descriptors 0-2 as given (-1: inherit) and every other
- * descriptor closed, in a new session if setsid.  The child's pid or -1. */
-static pid_t spawn(char *const argv[], int in, int out, int err, int setsid)
+/* Contract in bench.h. */
+pid_t bench_spawn(char *const argv[], int in, int out, int err, int setsid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
@@ -106,8 +105,8 @@ static pid_t spawn(char *const argv[], int in, int out, int err, int setsid)
     return ok ? pid : -1;
 }
 
-/* Wait for pid; its exit status, or -1 when it did not exit normally. */
-static int wait_for(pid_t pid)
+/* Contract in bench.h. */
+int bench_wait(pid_t pid)
 {
     int st = 0;
     while (waitpid(pid, &st, 0) < 0)
@@ -142,7 +141,7 @@ int bench_emu_start(const struct bench_opts *o, char *dir, size_t dirlen, char *
     char *wargv[] = {"/bin/sh", "-c",
                      "read _; \"$0\" stop --dir \"$1\" >/dev/null; s=$?; rm -rf \"$2\"; exit $s",
                      emud_path, dir, top, NULL};
-    watchdog = spawn(wargv, p[0], -1, -1, 1);
+    watchdog = bench_spawn(wargv, p[0], -1, -1, 1);
     close(p[0]);
     if (watchdog < 0) {
         close(p[1]);
@@ -157,8 +156,8 @@ int bench_emu_start(const struct bench_opts *o, char *dir, size_t dirlen, char *
     snprintf(scale, sizeof scale, "%g", o->time_scale);
     char *argv[] = {emud_path, "start",   "--dir",        dir,   "--targets",
                     targets,   "--model", (char *)o->model, "--time-scale", scale, NULL};
-    pid_t pid = spawn(argv, -1, -1, -1, 0);
-    int rc = pid < 0 ? -1 : wait_for(pid);
+    pid_t pid = bench_spawn(argv, -1, -1, -1, 0);
+    int rc = pid < 0 ? -1 : bench_wait(pid);
     if (rc != 0) {
         snprintf(msg, msglen, "%s start --dir %s failed (exit status %d)", emud_path, dir, rc);
         bench_emu_stop();
@@ -174,7 +173,7 @@ int bench_emu_stop(void)
         return 0;
     close(watch_fd);
     watch_fd = -1;
-    int rc = wait_for(watchdog);
+    int rc = bench_wait(watchdog);
     watchdog = -1;
     return rc == 0 ? 0 : -1;
 }
@@ -182,12 +181,18 @@ int bench_emu_stop(void)
 /* Contract in bench.h. */
 int bench_emu_stats(const struct bench_opts *o, int reset, struct bench_tgt *out, int max)
 {
+    char *argv[] = {emud_path, "stats", "--dir", (char *)o->emu_dir, reset ? "--reset" : NULL,
+                    NULL};
+    return bench_stats_run(argv, out, max);
+}
+
+/* Contract in bench.h. */
+int bench_stats_run(char *const argv[], struct bench_tgt *out, int max)
+{
     int p[2];
     if (pipe2(p, O_CLOEXEC))
         return -1;
-    char *argv[] = {emud_path, "stats", "--dir", (char *)o->emu_dir, reset ? "--reset" : NULL,
-                    NULL};
-    pid_t pid = spawn(argv, -1, p[1], -1, 0);
+    pid_t pid = bench_spawn(argv, -1, p[1], -1, 0);
     close(p[1]);
     char buf[8192];
     size_t n = 0;
@@ -198,28 +203,55 @@ int bench_emu_stats(const struct bench_opts *o, int reset, struct bench_tgt *out
             break;
     buf[n] = 0;
     close(p[0]);
-    if (pid < 0 || wait_for(pid) != 0)
+    if (pid < 0 || bench_wait(pid) != 0)
         return -1;
     if (!out)
         return 0;
-    /* target,requests,accesses,sequential_fraction,seek_bytes,busy_s,... */
-    int got = 0;
-    char *save = NULL;
-    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        int t;
-        long long req, acc, seek;
-        double frac, busy;
-        if (sscanf(line, "%d,%lld,%lld,%lf,%lld,%lf", &t, &req, &acc, &frac, &seek, &busy) != 6)
-            continue; /* the header */
+    /* a header naming the columns, then a line per target; the columns are
+     * found by name (resonio-emud prints more than these) */
+    enum { C_T, C_REQ, C_ACC, C_FRAC, C_SEEK, C_BUSY, C_BYTES, C_JUDGED, NCOL };
+    static const char *const names[NCOL][2] = {
+        {"target", "osd"}, {"requests", NULL}, {"accesses", NULL}, {"sequential_fraction", NULL},
+        {"seek_bytes", NULL}, {"busy_s", NULL}, {"bytes", NULL}, {"judged", NULL}};
+    int at[NCOL], got = 0;
+    for (int c = 0; c < NCOL; c++)
+        at[c] = -1;
+    char *save = NULL, *line = strtok_r(buf, "\n", &save);
+    if (!line)
+        return -1;
+    {
+        char *s2 = NULL;
+        int i = 0;
+        for (char *w = strtok_r(line, ",", &s2); w; w = strtok_r(NULL, ",", &s2), i++)
+            for (int c = 0; c < NCOL; c++)
+                if (!strcmp(w, names[c][0]) || (names[c][1] && !strcmp(w, names[c][1])))
+                    at[c] = i;
+    }
+    for (int c = 0; c < C_BYTES; c++)
+        if (at[c] < 0)
+            return -1;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        double v[NCOL];
+        int i = 0;
+        char *s2 = NULL;
+        for (int c = 0; c < NCOL; c++)
+            v[c] = -1;
+        for (char *w = strtok_r(line, ",", &s2); w; w = strtok_r(NULL, ",", &s2), i++)
+            for (int c = 0; c < NCOL; c++)
+                if (at[c] == i)
+                    v[c] = strtod(w, NULL);
+        int t = (int)v[C_T];
         if (t != got || t >= max)
             return -1;
         struct bench_tgt *g = &out[got++];
-        g->requests = req;
-        g->accesses = acc;
-        g->judged = acc > 0 ? acc - 1 : 0;
-        g->sequential = (long long)(frac * (double)g->judged + 0.5);
-        g->seek = seek;
-        g->busy = busy;
+        g->requests = (long long)v[C_REQ];
+        g->accesses = (long long)v[C_ACC];
+        g->judged = at[C_JUDGED] >= 0 ? (long long)v[C_JUDGED]
+                                      : g->accesses > 0 ? g->accesses - 1 : 0;
+        g->sequential = (long long)(v[C_FRAC] * (double)g->judged + 0.5);
+        g->seek = (long long)v[C_SEEK];
+        g->busy = v[C_BUSY];
+        g->bytes = at[C_BYTES] >= 0 ? (long long)v[C_BYTES] : -1;
     }
     return got > 0 ? got : -1;
 }

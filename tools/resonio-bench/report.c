@@ -794,7 +794,11 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
     else
         fprintf(f, "null");
     fprintf(f, ",\n  \"storage\": ");
-    if (o->emu)
+    if (o->ceph)
+        fprintf(f, "{\"kind\": \"cephfs\", \"osds\": 3, \"stripe_unit\": %lld, "
+                   "\"stripe_count\": %d}",
+                o->stripe, o->targets);
+    else if (o->emu)
         fprintf(f,
                 "{\"kind\": \"emu\", \"targets\": %d, \"model\": \"%s\", \"stripe_unit\": %lld, "
                 "\"time_scale\": %g}",
@@ -1019,25 +1023,45 @@ static void md_point(FILE *f, const struct bench_point *p)
     }
     if (!any_tgt(p))
         return;
-    fprintf(f, "\nSequentiality at the targets (accesses that start where the previous one "
-               "ended / accesses after the first of each round, over all rounds; requests and "
-               "accesses summed over the rounds):\n\n"
-               "| impl | phase | per target (0, 1, ...) | all | lowest | requests | "
-               "accesses |\n|---|---|---|--:|--:|--:|--:|\n");
+    /* counters from OSDs (cephfs) come with bytes; resonio-emud's without */
+    int osd = 0;
+    for (int k = 0; k < p->nres; k++)
+        osd |= (p->res[k].w.ntgt && p->res[k].w.tgt[0].bytes >= 0) ||
+               (p->res[k].r.ntgt && p->res[k].r.tgt[0].bytes >= 0);
+    if (osd)
+        fprintf(f, "\nRequests at the OSDs, as each OSD recorded them (its operation history; "
+                   "requests to the file data only): per OSD, the fraction that start where the "
+                   "previous request to the same object ended, in the order the OSD received "
+                   "them; bytes per request; summed over the rounds:\n\n"
+                   "| impl | phase | per OSD (0, 1, ...) | all | lowest | requests | "
+                   "bytes/request |\n|---|---|---|--:|--:|--:|--:|\n");
+    else
+        fprintf(f, "\nSequentiality at the targets (accesses that start where the previous one "
+                   "ended / accesses after the first of each round, over all rounds; requests "
+                   "and accesses summed over the rounds):\n\n"
+                   "| impl | phase | per target (0, 1, ...) | all | lowest | requests | "
+                   "accesses |\n|---|---|---|--:|--:|--:|--:|\n");
     for (int k = 0; k < p->nres; k++)
         for (int w = 1; w >= 0; w--) {
             const struct bench_impl_result *r = &p->res[k];
             const struct bench_phase *ph = w ? &r->w : &r->r;
-            char l[160], a[16], b[16];
-            long long rq = 0, ac = 0;
+            char l[160], a[16], b[16], last[32];
+            long long rq = 0, ac = 0, by = 0;
             for (int t = 0; t < ph->ntgt; t++) {
                 rq += ph->tgt[t].requests;
                 ac += ph->tgt[t].accesses;
+                by = by < 0 || ph->tgt[t].bytes < 0 ? -1 : by + ph->tgt[t].bytes;
             }
+            if (osd && by >= 0 && rq > 0)
+                snprintf(last, sizeof last, "%.0f", (double)by / (double)rq);
+            else if (osd)
+                snprintf(last, sizeof last, "-");
+            else
+                snprintf(last, sizeof last, "%lld", ac);
             seq_list(l, sizeof l, ph, " ");
-            fprintf(f, "| %s | %s | %s | %s | %s | %lld | %lld |\n", r->impl->name,
+            fprintf(f, "| %s | %s | %s | %s | %s | %lld | %s |\n", r->impl->name,
                     w ? "write" : "read", ph->ntgt ? l : "-", num(a, sizeof a, seq_of(ph, -1), 3),
-                    num(b, sizeof b, seq_min(ph), 3), rq, ac);
+                    num(b, sizeof b, seq_min(ph), 3), rq, last);
         }
 }
 
@@ -1059,6 +1083,16 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
         if (o->skipped & o->impl_mask)
             fprintf(f, "- not run here: native (the MPI library cannot open `emu:` files) and "
                        "limit (POSIX I/O)\n");
+    } else if (o->ceph) {
+        char su[32];
+        bench_fmt_size(su, sizeof su, o->stripe);
+        fprintf(f, "## %s, %d ranks, CephFS\n\n", m->mpi, m->nprocs);
+        fprintf(f,
+                "- storage: a Ceph cluster started for this run (tools/resonio-ceph: 1 monitor, "
+                "3 memstore OSDs, 1 metadata server), CephFS mounted with ceph-fuse without client caches (every request reaches the OSDs as made); every file "
+                "has the layout stripe unit %s, stripe count %d (its directory's), for native "
+                "and resonio alike; files checked through the mount\n",
+                su, o->targets);
     } else {
         fprintf(f, "## %s, %d ranks, %s\n\n", m->mpi, m->nprocs, m->fstype);
     }

@@ -339,10 +339,11 @@ static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *er
     MPI_Barrier(MPI_COMM_WORLD);
     if (x->rank != 0)
         return;
-    int n = bench_emu_stats(x->o, 0, t, BENCH_MAX_TARGETS);
+    int n = x->o->ceph ? bench_ceph_stats(x->o, 0, t, BENCH_MAX_TARGETS)
+                       : bench_emu_stats(x->o, 0, t, BENCH_MAX_TARGETS);
     if (n < 0 || (res->ntgt && n != res->ntgt)) {
-        fprintf(stderr, "resonio-bench: cannot read the counters of the service in %s\n",
-                x->o->emu_dir);
+        fprintf(stderr, "resonio-bench: cannot read the counters of the storage in %s\n",
+                x->o->ceph ? x->o->ceph_dir : x->o->emu_dir);
         (*err)++;
         return;
     }
@@ -355,6 +356,7 @@ static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *er
         a->sequential += t[i].sequential;
         a->seek += t[i].seek;
         a->busy += t[i].busy;
+        a->bytes = a->bytes < 0 || t[i].bytes < 0 ? -1 : a->bytes + t[i].bytes;
     }
 }
 
@@ -369,10 +371,11 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
     const struct bench_io *io = bench_io_of(im);
     const struct bench_plan *pl = &x->plan;
     void *fh = NULL;
-    if (x->o->emu) {
+    if (x->o->emu || x->o->ceph) {
         /* every rank is done with the previous phase before the reset */
         MPI_Barrier(MPI_COMM_WORLD);
-        if (x->rank == 0 && bench_emu_stats(x->o, 1, NULL, 0) < 0)
+        if (x->rank == 0 && (x->o->ceph ? bench_ceph_stats(x->o, 1, NULL, 0)
+                                        : bench_emu_stats(x->o, 1, NULL, 0)) < 0)
             (*err)++;
         MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -423,7 +426,7 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
     if (io->close(&fh) != MPI_SUCCESS)
         (*err)++;
     double t = MPI_Wtime() - t0;
-    if (x->o->emu)
+    if (x->o->emu || x->o->ceph)
         tgt_read(x, res, err);
     return t;
 }

@@ -1,0 +1,60 @@
+# check_ceph.cmake — resonio-bench on CephFS at a tiny size: it starts its
+# own Ceph cluster (tools/resonio-ceph), runs native and resonio's
+# strategies with every byte verified, reports per OSD the requests, their
+# bytes and the fraction that continue their object's previous request
+# (from the OSDs' own operation histories) in the report and the JSON, and
+# leaves no cluster behind (directory removed, no process naming it).
+#   cmake -DRUN=<launcher words and program, |-separated> -DOUT=<dir> -P check_ceph.cmake
+cmake_minimum_required(VERSION 3.19)
+string(REPLACE "|" ";" run "${RUN}")
+file(REMOVE_RECURSE ${OUT})
+execute_process(
+  COMMAND ${run} -storage cephfs -targets 4 -stripe 64k -rounds 1 -noplot -o ${OUT}
+          -impl native,two_phase,resonant,stripe,auto -w demo -seg 64k -size 2m
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+
+function(fail msg)
+  message(FATAL_ERROR "${msg}\nstdout:\n${out}\nstderr:\n${err}")
+endfunction()
+
+if(NOT rc EQUAL 0)
+  fail("exit status ${rc}")
+endif()
+if(NOT out MATCHES "every byte verified")
+  fail("not every byte verified")
+endif()
+if(NOT out MATCHES "the cluster in (/tmp/rio-bench-[A-Za-z0-9]+)/ceph is stopped")
+  fail("no word of the cluster being stopped")
+endif()
+set(top ${CMAKE_MATCH_1})
+if(EXISTS ${top})
+  fail("${top} is left behind")
+endif()
+# every process's command line but the checking shell's (ceph-fuse exits
+# as a zombie where nothing reaps it: an empty command line)
+execute_process(
+  COMMAND sh -c "for f in /proc/[0-9]*/cmdline; do case $f in /proc/$$/*) continue;; esac; if tr '\\0' ' ' < $f 2>/dev/null | grep -qF -- \"$1\"; then echo $f; fi; done" sh ${top}/
+  OUTPUT_VARIABLE left)
+if(left)
+  fail("processes of the cluster are left: ${left}")
+endif()
+file(GLOB md ${OUT}/*-cephfs-np*.md)
+if(NOT md)
+  fail("no report section for cephfs in ${OUT}")
+endif()
+file(READ ${md} text)
+# every implementation: both phases seen by 3 OSDs, with bytes per request
+foreach(impl native two_phase resonant stripe auto)
+  foreach(ph write read)
+    if(NOT text MATCHES "\\| ${impl} \\| ${ph} \\| [0-9.]+ [0-9.-]+ [0-9.-]+ \\| [0-9.]+ \\| [0-9.]+ \\| [1-9][0-9]* \\| [1-9][0-9]* \\|")
+      fail("no per-OSD row for ${impl} ${ph} in ${md}")
+    endif()
+  endforeach()
+endforeach()
+file(GLOB js ${OUT}/*-cephfs-np*.json)
+file(READ ${js} j)
+string(JSON kind GET "${j}" storage kind)
+if(NOT kind STREQUAL "cephfs")
+  fail("JSON storage kind ${kind}")
+endif()
+message(STATUS "bench on cephfs: every byte verified, per-OSD rows, nothing left behind")
