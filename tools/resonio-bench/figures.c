@@ -92,8 +92,12 @@ int bench_fig_save(const struct bench_opts *o, const struct bench_meta *m)
     fprintf(f, "# resonio-bench figure data: run mpi np targets model stripe time_scale; then "
                "pt workload seg block depth impl w_med w_min w_max r_med r_min r_max w_seq "
                "w_seqmin r_seq r_seqmin errors ranks_per_node\n");
-    fprintf(f, "run\t%s\t%d\t%d\t%s\t%lld\t%g\n", m->mpi, m->nprocs, o->targets, o->model,
-            o->stripe, o->time_scale);
+    /* runs on CephFS are kept apart from the emulated storage's: their
+     * library name carries the storage, and their model is "cephfs" */
+    char mpi[sizeof m->mpi + 8];
+    snprintf(mpi, sizeof mpi, "%s%s", m->mpi, o->ceph ? "-cephfs" : "");
+    fprintf(f, "run\t%s\t%d\t%d\t%s\t%lld\t%g\n", mpi, m->nprocs, o->targets,
+            o->ceph ? "cephfs" : o->model, o->stripe, o->ceph ? 0.0 : o->time_scale);
     for (int i = 0; i < o->npoints; i++) {
         const struct bench_point *p = &o->points[i];
         for (int k = 0; k < p->nres; k++) {
@@ -334,14 +338,15 @@ static int plot(const char *dir, int g, const char *mpi, const long long *xs, in
                 const int *nps, int nnp, char *name, size_t namelen)
 {
     const struct fig *F = &figs[g];
-    snprintf(name, namelen, "%s-emu-%s", mpi, F->id);
+    int ceph = strstr(mpi, "-cephfs") != NULL;
+    snprintf(name, namelen, ceph ? "%s-%s" : "%s-emu-%s", mpi, F->id);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.gp", dir, name);
     FILE *f = fopen(path, "w");
     if (!f)
         return 0;
-    fprintf(f, "# %s (%s), %s, emulated storage (resonio-bench)\n$data << EOD\n", F->title,
-            F->source, mpi);
+    fprintf(f, "# %s (%s), %s, %s (resonio-bench)\n$data << EOD\n", F->title, F->source, mpi,
+            ceph ? "CephFS" : "emulated storage");
     for (int i = 0; i < nx; i++) {
         fprintf(f, "%lld", xs[i]);
         for (int a = 0; a < nnp; a++)
@@ -369,8 +374,8 @@ static int plot(const char *dir, int g, const char *mpi, const long long *xs, in
         fprintf(f, "set terminal %s size 1400,520%s noenhanced\nset output '%s.%s'\n",
                 term ? "svg" : "pngcairo", term ? " dynamic" : " font ',10'", name,
                 term ? "svg" : "png");
-        fprintf(f, "set multiplot layout 1,2 title '%s (%s): %s, emulated storage'\n", F->title,
-                F->source, mpi);
+        fprintf(f, "set multiplot layout 1,2 title '%s (%s): %s, %s'\n", F->title, F->source,
+                mpi, ceph ? "CephFS" : "emulated storage");
         for (int ph = 1; ph >= 0; ph--) {
             fprintf(f, "set title '%s'\nplot ", phname[ph]);
             int col = 0, first = 1;
@@ -729,9 +734,17 @@ void bench_fig_report(FILE *f, const char *dir, int plots)
                "overlapping round ranges; \"clearly above\": the slowest round beats the other's "
                "fastest). The sequential fraction is the share of the targets' disk accesses "
                "that start where the previous one ended (over all targets; per target in each "
-               "run's section).\n\n");
-    static const char *const mpis[] = {"mpich", "openmpi", "mpi"};
-    for (int mi = 0; mi < 3; mi++) {
+               "run's section).\n\n"
+               "Runs with `-storage cephfs` (e.g. `--suite emu -storage cephfs`) are the same "
+               "experiments on a Ceph cluster the bench starts (3 memstore OSDs, CephFS through "
+               "ceph-fuse without client caches, every file striped like the emulated storage's "
+               "files); they appear under the library's name with `-cephfs`. There a target is an "
+               "OSD, and the sequential fraction is the share of each OSD's requests, in the "
+               "order it received them, that start where the previous request to the same "
+               "object ended (from the OSDs' own operation histories).\n\n");
+    static const char *const mpis[] = {"mpich", "openmpi", "mpi", "mpich-cephfs",
+                                       "openmpi-cephfs", "mpi-cephfs"};
+    for (int mi = 0; mi < 6; mi++) {
         const char *mpi = mpis[mi];
         int have = 0;
         for (int i = 0; i < nrows; i++)

@@ -1293,7 +1293,7 @@ int bench_write_outputs(const struct bench_opts *o, const struct bench_meta *m)
         for (int s = 0; s < nspec && nplots < 64; s++)
             nplots += plot_spec(o, m, s, plots[nplots], sizeof plots[nplots]);
     rc |= write_md(o, m, plots, nplots);
-    if (o->emu)
+    if (o->emu || o->ceph)
         rc |= bench_fig_save(o, m);
     rc |= write_report(o);
     return rc ? -1 : 0;
