@@ -123,6 +123,28 @@ static int bad_input(int rank, const char *msg)
     return 2;
 }
 
+/* Rank 0 starts the storage service with start; every rank learns its
+ * directory (into dir).  Collective.  0, or 1 after MPI_Finalize when
+ * the start failed (rank 0 says why). */
+static int start_service(int rank,
+                         int (*start)(const struct bench_opts *, char *, size_t, char *, size_t),
+                         const struct bench_opts *o, char *dir, size_t dirlen)
+{
+    char msg[1024];
+    int ok = 1;
+    if (rank == 0 && start(o, dir, dirlen, msg, sizeof msg)) {
+        fprintf(stderr, "resonio-bench: %s\n", msg);
+        ok = 0;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        MPI_Finalize();
+        return 1;
+    }
+    MPI_Bcast(dir, (int)dirlen, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -225,36 +247,15 @@ int main(int argc, char **argv)
     else
         snprintf(m.tag, sizeof m.tag, "%s", m.mpi);
 
-    if (o.emu) {
-        /* rank 0 runs the service; everyone learns where */
-        ok = 1;
-        if (rank == 0 && bench_emu_start(&o, o.emu_dir, sizeof o.emu_dir, msg, sizeof msg)) {
-            fprintf(stderr, "resonio-bench: %s\n", msg);
-            ok = 0;
-        }
-        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (!ok) {
-            MPI_Finalize();
+    if (o.emu) { /* rank 0 runs the service; everyone learns where */
+        if (start_service(rank, bench_emu_start, &o, o.emu_dir, sizeof o.emu_dir))
             return 1;
-        }
-        MPI_Bcast(o.emu_dir, sizeof o.emu_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
         snprintf(m.tag, sizeof m.tag, "%s-emu-np%d", m.mpi, np);
         snprintf(m.fstype, sizeof m.fstype, "emu");
     }
-    if (o.ceph) {
-        /* rank 0 runs the cluster; the data files go to its mount */
-        ok = 1;
-        if (rank == 0 &&
-            bench_ceph_start(&o, o.ceph_dir, sizeof o.ceph_dir, msg, sizeof msg)) {
-            fprintf(stderr, "resonio-bench: %s\n", msg);
-            ok = 0;
-        }
-        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (!ok) {
-            MPI_Finalize();
+    if (o.ceph) { /* rank 0 runs the cluster; the data files go to its mount */
+        if (start_service(rank, bench_ceph_start, &o, o.ceph_dir, sizeof o.ceph_dir))
             return 1;
-        }
-        MPI_Bcast(o.ceph_dir, sizeof o.ceph_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
         snprintf(dir, sizeof dir, "%s/mnt/bench", o.ceph_dir);
         snprintf(m.tag, sizeof m.tag, "%s-cephfs-np%d", m.mpi, np);
         snprintf(m.fstype, sizeof m.fstype, "cephfs");

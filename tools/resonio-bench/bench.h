@@ -334,6 +334,23 @@ int bench_emu_stats(const struct bench_opts *o, int reset, struct bench_tgt *out
  *  its lines into out[0..n-1] as bench_emu_stats says; out NULL: only run
  *  it (0).  n, or -1 on failure.  Rank 0. */
 int bench_stats_run(char *const argv[], struct bench_tgt *out, int max);
+/** A service the bench runs beside itself (service.c), stopped by a
+ *  watchdog whenever rank 0 ends. */
+struct bench_service {
+    char top[64]; /* the directory made for the run */
+    pid_t watchdog; /* its pid, -1 when none */
+    int fd;       /* the pipe's write end */
+};
+#define BENCH_SERVICE_INIT {{0}, -1, -1}
+/** Make a fresh /tmp directory, start the watchdog, then run
+ *  `prog start --dir <dir> args...` (args NULL-terminated) with dir the
+ *  directory's sub; the service's directory into dir.  0, or -1 with msg
+ *  (nothing left running).  Rank 0. */
+int bench_service_start(struct bench_service *s, const char *prog, const char *sub,
+                        char *const args[], char *dir, size_t dirlen, char *msg, size_t msglen);
+/** Stop the service through its watchdog (`prog stop`, directory removed)
+ *  and wait for it: 0, or -1 when the stop failed. */
+int bench_service_stop(struct bench_service *s);
 /** Start argv with descriptors 0-2 as given (-1: inherit) and every other
  *  descriptor closed, in a new session if setsid (no fork of an MPI
  *  process: posix_spawn).  The child's pid or -1. */
