@@ -304,8 +304,7 @@ static int layout_wanted(const struct rio_hints *hints, const struct rio_layout 
 
 static void layout_str(char *buf, size_t n, const struct rio_layout *l)
 {
-    snprintf(buf, n, "stripe_unit=%lld stripe_count=%d object_size=%lld", l->unit, l->count,
-             l->object_size);
+    snprintf(buf, n, "unit/count/object %lld/%d/%lld", l->unit, l->count, l->object_size);
 }
 
 /* After a create-open: the file has the layout the hints ask for, or
@@ -315,7 +314,7 @@ static int layout_apply(struct cfile *cf, const char *path, const struct rio_hin
 {
     struct rio_layout cur, want;
     struct ceph_statx stx;
-    char val[160];
+    char val[160], attr[160];
     int r = get_layout(cf, &cur);
     if (r < 0) {
         rio__err_detail("cephfs: cannot read the layout of '%s' (%s)", path, strerror(-r));
@@ -330,17 +329,20 @@ static int layout_apply(struct cfile *cf, const char *path, const struct rio_hin
     if (r < 0)
         return r;
     if (stx.stx_size > 0) {
-        rio__err_detail("'%s' is not empty, and CephFS changes the layout of an empty file "
-                        "only: it has stripe_unit=%lld stripe_count=%d object_size=%lld, "
-                        "the hints ask for %s",
-                        path, cur.unit, cur.count, cur.object_size, val);
+        /* short: the edge keeps 255 characters of a message, and the file's
+         * name (in the message's head) must survive */
+        rio__err_detail("not empty, and CephFS sets an empty file's layout only: unit/count/"
+                        "object %lld/%d/%lld, asked %lld/%d/%lld",
+                        cur.unit, cur.count, cur.object_size, want.unit, want.count,
+                        want.object_size);
         return RIO_E_LAYOUT;
     }
-    r = lib.ceph_fsetxattr(cf->m->cm, cf->fd, "ceph.file.layout", val, strlen(val), 0);
+    snprintf(attr, sizeof attr, "stripe_unit=%lld stripe_count=%d object_size=%lld",
+             want.unit, want.count, want.object_size);
+    r = lib.ceph_fsetxattr(cf->m->cm, cf->fd, "ceph.file.layout", attr, strlen(attr), 0);
     if (r < 0) {
-        rio__err_detail("CephFS refuses the layout %s for '%s' (%s): the stripe unit must be "
-                        "a multiple of %d and divide the object size",
-                        val, path, strerror(-r), CEPH_MIN_UNIT);
+        rio__err_detail("CephFS refuses the layout %s (%s; units of %d dividing the object "
+                        "size)", val, strerror(-r), CEPH_MIN_UNIT);
         return RIO_E_LAYOUT;
     }
     return 0;
@@ -382,9 +384,10 @@ static int c_open(struct rio_store *st, const char *path, int oflags, mode_t per
         if (rc == -EINVAL) {
             char val[160];
             layout_str(val, sizeof val, &want);
-            rio__err_detail("CephFS refuses the layout %s for '%s' (%s): the stripe unit must "
-                            "be a multiple of %d and divide the object size",
-                            val, path, strerror(EINVAL), CEPH_MIN_UNIT);
+            /* short: the edge's message keeps 255 characters, and the
+             * file's name must survive in it */
+            rio__err_detail("CephFS refuses the layout %s (units of %d dividing the object "
+                            "size)", val, CEPH_MIN_UNIT);
             rc = RIO_E_LAYOUT;
             goto out;
         }
