@@ -18,6 +18,10 @@
  *   atomic      atomic mode (every access under a byte-range lock of the
  *               driver's) writes and reads overlapping ranges; the
  *               overlap holds one rank's bytes whole
+ *   locks       the driver's byte-range locks (through the storage layer,
+ *               rio__store_*): an exclusive lock of rank 0 holds rank 1's
+ *               overlapping exclusive lock back until rank 0 unlocks (1 s
+ *               later); shared locks do not wait for each other (2 ranks up)
  *   unreachable a configuration naming a monitor port nobody listens on
  *               (resonio_ceph_conf) makes MPI_File_open fail with MPI_ERR_IO
  *               naming the file and the mount's timeout, within the
@@ -27,6 +31,10 @@
  */
 #include "resonio.h"
 #include "../mpi/rtest.h"
+#include "store/store.h"
+
+#include <fcntl.h>
+#include <time.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -288,6 +296,54 @@ static void test_atomic(void)
     free(rb);
 }
 
+/* rank 0 holds [0, 100) for HOLD_S while rank 1 asks for [50, 60) */
+#define HOLD_S 1.0
+static void test_locks(void)
+{
+    char path[4096], name[4300];
+    struct rio_store st;
+    rt_path(path, sizeof path, "locks");
+    cephfs_name(name, sizeof name, path);
+    memset(&st, 0, sizeof st);
+    if (rt_nprocs < 2)
+        return;
+    if (rt_rank == 0)
+        unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rc = rio__store_open(&st, name, O_RDWR | O_CREAT, 0644, NULL);
+    CHECK(rc == 0, "locks: rio__store_open(%s): %d", name, rc);
+    int ok = rc == 0 && st.ops->lock != NULL;
+    CHECK(rc != 0 || st.ops->lock, "locks: the cephfs driver has no lock operation");
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    for (int excl = 1; ok && excl >= 0; excl--) {
+        double dt = 0;
+        if (rt_rank == 0)
+            CHECK((rc = st.ops->lock(&st, 0, 100, excl)) == 0, "locks: rank 0's lock: %d", rc);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rt_rank == 0) {
+            struct timespec ts = {(time_t)HOLD_S, (long)((HOLD_S - (time_t)HOLD_S) * 1e9)};
+            nanosleep(&ts, NULL);
+            CHECK((rc = st.ops->unlock(&st, 0, 100)) == 0, "locks: rank 0's unlock: %d", rc);
+        } else if (rt_rank == 1) {
+            double t0 = MPI_Wtime();
+            CHECK((rc = st.ops->lock(&st, 50, 10, excl)) == 0, "locks: rank 1's lock: %d", rc);
+            dt = MPI_Wtime() - t0;
+            CHECK((rc = st.ops->unlock(&st, 50, 10)) == 0, "locks: rank 1's unlock: %d", rc);
+            if (excl)
+                CHECK(dt >= 0.8 * HOLD_S, "locks: rank 1's exclusive lock came after %.3f s, "
+                      "while rank 0 held an overlapping one for %.1f s", dt, HOLD_S);
+            else
+                CHECK(dt < 0.5 * HOLD_S, "locks: rank 1's shared lock waited %.3f s for rank "
+                      "0's shared one", dt);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    rio__store_close(&st); /* harmless after a failed open */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        unlink(path);
+}
+
 /* A configuration whose monitor is a port bound on 127.0.0.1 that nobody
  * listens on (rank 0 holds it, so no one else can take it meanwhile). */
 static void test_unreachable(void)
@@ -385,6 +441,7 @@ int main(int argc, char **argv)
     test_size();
     test_atomic();
     test_absent();
+    test_locks();
     test_unreachable();
     if (rt_rank == 0)
         unlink(rt_fname);
