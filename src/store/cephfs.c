@@ -6,7 +6,13 @@
  * system (relative paths start at its root).  All open files of a process
  * that name the same configuration share one mount, made at the first
  * open and unmounted when the last file closes (a reference count under a
- * mutex, so threads may open and close files at once).  The configuration
+ * mutex, so threads may open and close files at once).  Measured here
+ * (memstore cluster, 2-core machine): the first open of a process 100-110
+ * ms (loading the library about half of it), a later one that mounts again
+ * 40-57 ms, the unmount at the last close 14-24 ms (once 1 s).  A mount is
+ * not kept past the last close: a process that exits with its session open
+ * leaves the metadata server holding its capabilities until the session
+ * times out, and other clients of those files wait.  The configuration
  * file is the hint resonio_ceph_conf, else the environment variable
  * CEPH_CONF, else libcephfs's own search (/etc/ceph/ceph.conf, ...).
  *
