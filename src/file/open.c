@@ -217,7 +217,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         const char *path;
         if (!rio__store_find(filename, &path)) {
             err = RIO_E_DRIVER;
-            rio__err_detail("file name prefix not known");
+            rio__err_detail("its prefix names a storage driver this build does not have");
         }
     }
     /* Rank 0 reads the hints file now so that its length rides on the
@@ -376,7 +376,7 @@ int rio_file_delete(const char *filename, MPI_Info info)
     const char *path;
     if (!rio__store_find(filename, &path)) {
         err = RIO_E_DRIVER;
-        rio__err_detail("file name prefix not known");
+        rio__err_detail("its prefix names a storage driver this build does not have");
     } else {
         err = rio__store_remove(filename, &h);
     }

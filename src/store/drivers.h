@@ -18,6 +18,11 @@ RIO_STORE_PREFIX("lustre:", posix)
 RIO_STORE_PREFIX("fault:", fault)  /* wrappers (wrap.c) */
 RIO_STORE_PREFIX("delay:", delay)
 RIO_STORE_PREFIX("emu:", emu)      /* the client of resonio-emud */
+#ifdef RIO_HAVE_CEPHFS                /* CMake found libcephfs's header */
+RIO_STORE_PREFIX("cephfs:", cephfs) /* CephFS through libcephfs, in user space */
+#else
+RIO_STORE_ABSENT("cephfs:")
+#endif
 RIO_STORE_ABSENT("pvfs2:")
 RIO_STORE_ABSENT("gpfs:")
 RIO_STORE_ABSENT("daos:")

@@ -297,10 +297,36 @@ static inline int ct_emu_arg(int *targets)
     return ct_emu && *targets >= 1 ? 0 : -1;
 }
 
-/** The name resonio opens for path: emu:<path> in the emulated storage. */
+/** -cephfs_mount DIR: resonio opens its files through its cephfs: driver
+ *  (libcephfs, in user space) as cephfs:/REL, REL being the path below DIR,
+ *  a ceph-fuse mount of the same file system; everything else (POSIX
+ *  verification, pre-filling, unlinking) goes through DIR.  So a file
+ *  written through cephfs: is read back through the mount.  NULL: not. */
+static const char *ct_cephfs_mount;
+
+/** Take -cephfs_mount DIR; 0 on success (also without it), -1 when -fname
+ *  is not below DIR (reported). */
+static inline int ct_cephfs_arg(void)
+{
+    const char *m = rt_arg("-cephfs_mount");
+    if (!m)
+        return 0;
+    size_t n = strlen(m);
+    int ok = n > 0 && !strncmp(rt_fname, m, n) && rt_fname[n] == '/';
+    CHECK(ok, "-fname %s is not below -cephfs_mount %s", rt_fname, m);
+    ct_cephfs_mount = ok ? m : NULL;
+    return ok ? 0 : -1;
+}
+
+/** The name resonio opens for path: emu:<path> in the emulated storage,
+ *  cephfs:/<path below the mount> with -cephfs_mount. */
 static inline void ct_rio_name(char *out, size_t n, const char *path)
 {
-    snprintf(out, n, "%s%s", ct_emu ? "emu:" : "", path);
+    size_t m = ct_cephfs_mount ? strlen(ct_cephfs_mount) : 0;
+    if (m && !strncmp(path, ct_cephfs_mount, m) && path[m] == '/')
+        snprintf(out, n, "cephfs:%s", path + m);
+    else
+        snprintf(out, n, "%s%s", ct_emu ? "emu:" : "", path);
 }
 
 /** resonio's file, read from storage without resonio (malloc'ed). */

@@ -31,6 +31,11 @@
  * With -storage_layout 1 the storage gives every file a layout of its own
  * (CephFS), so configuration C is left out, as on emu.
  *
+ * With -cephfs_mount DIR (-fname inside DIR, a ceph-fuse mount) resonio's
+ * files are opened through the cephfs: driver (libcephfs in user space)
+ * and everything is verified through the mount: a file written through
+ * cephfs: must read back byte for byte through ceph-fuse.
+ *
  * With -deferred 1 every file is opened with romio_no_indep_rw=true, so
  * ranks other than the first open it only when they touch storage (the
  * deferred-open driver, forwarding datatype requests on emu).
@@ -957,7 +962,7 @@ int main(int argc, char **argv)
             return rt_finish();
     }
     int targets = 0;
-    if (ct_emu_arg(&targets))
+    if (ct_emu_arg(&targets) || ct_cephfs_arg())
         return rt_finish();
     if (ct_emu)
         nfactor = targets < 4 ? targets : 4;

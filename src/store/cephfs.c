@@ -1,0 +1,621 @@
+/*
+ * cephfs.c — the storage driver of CephFS in user space ("cephfs:/path").
+ *
+ * Each process mounts the file system itself through libcephfs: no FUSE,
+ * no kernel client.  The path after the prefix is a path inside the file
+ * system (relative paths start at its root).  All open files of a process
+ * that name the same configuration share one mount, made at the first
+ * open and unmounted when the last file closes (a reference count under a
+ * mutex, so threads may open and close files at once).  Measured here
+ * (memstore cluster, 2-core machine): the first open of a process 100-110
+ * ms (loading the library about half of it), a later one that mounts again
+ * 40-57 ms, the unmount at the last close 14-24 ms (once 1 s).  A mount is
+ * not kept past the last close: a process that exits with its session open
+ * leaves the metadata server holding its capabilities until the session
+ * times out, and other clients of those files wait.  The configuration
+ * file is the hint resonio_ceph_conf, else the environment variable
+ * CEPH_CONF, else libcephfs's own search (/etc/ceph/ceph.conf, ...).
+ *
+ * libcephfs is loaded with dlopen at the first open, not linked: the
+ * library pulls in some twenty C++ libraries, and linking it into
+ * libresonio made every process that links resonio start about 35 ms
+ * later (a trivial program: 4 ms -> 38-44 ms a start, measured here),
+ * whether it ever opens a cephfs: file or not.  The header gives the
+ * prototypes; CEPH_CALLS lists the calls the driver resolves.
+ *
+ * Bounded waits: the driver sets client_mount_timeout, rados_mon_op_timeout
+ * and rados_osd_op_timeout to resonio_ceph_timeout seconds (default 30),
+ * so a cluster whose monitors do not answer makes the open fail with
+ * -ETIMEDOUT in about that time instead of hanging, with a detail naming
+ * the configuration (t_cephfs: 3 s).  They do not bound everything: with
+ * one of 3 OSDs stopped (SIGSTOP) a mount failed with -ETIMEDOUT only after
+ * 34 s at a 3 s setting (the metadata server's own wait, measured once),
+ * and what libcephfs's data path does then is the fault work's to pin down
+ * (issue 27 item 7).
+ *
+ * Layouts: a file the open creates gets the striping hints (striping_unit,
+ * striping_factor, resonio_object_size) through ceph_open_layout; an
+ * existing file asked for another layout at create gets it through the
+ * ceph.file.layout attribute while it is empty, and fails with
+ * RIO_E_LAYOUT when it holds data, as the posix driver does on a ceph-fuse
+ * mount.  .layout reports the file's layout from libcephfs.
+ *
+ * Locks: libcephfs 16.2 has byte-range (fcntl-style) locks only in its
+ * low-level API (ceph_ll_setlk on a low-level handle).  The first lock of
+ * an open file opens a second, low-level handle of the same inode and
+ * takes every lock through it, with the open file as the lock owner; the
+ * MDS arbitrates between clients, so the locks exclude other processes
+ * (and other open files of this one).  Closing the file closes that handle,
+ * which drops its locks.
+ */
+#include "store.h"
+
+#ifdef RIO_HAVE_CEPHFS
+
+#include <cephfs/libcephfs.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XFER_CAP ((size_t)1 << 30) /* libcephfs returns byte counts as int */
+#define CEPH_LIB "libcephfs.so.2"
+#define CEPH_DEFAULT_OBJECT_SIZE (4LL << 20) /* CephFS's default: 4 MiB unit and object */
+#define CEPH_MIN_UNIT 65536
+
+/* ---- the library, loaded at first use ----------------------------------- */
+
+#define CEPH_CALLS(X)                                                                       \
+    X(ceph_create) X(ceph_conf_read_file) X(ceph_conf_set) X(ceph_mount) X(ceph_unmount)    \
+    X(ceph_release) X(ceph_open) X(ceph_open_layout) X(ceph_close) X(ceph_unlink)           \
+    X(ceph_fstatx) X(ceph_ftruncate) X(ceph_fallocate) X(ceph_fsync) X(ceph_read)           \
+    X(ceph_write) X(ceph_preadv) X(ceph_pwritev) X(ceph_fsetxattr)                          \
+    X(ceph_get_file_stripe_unit) X(ceph_get_file_stripe_count) X(ceph_get_file_object_size) \
+    X(ceph_mount_perms) X(ceph_ll_walk) X(ceph_ll_open) X(ceph_ll_close) X(ceph_ll_put)     \
+    X(ceph_ll_setlk)
+
+static struct {
+#define DECL(f) __typeof__(f) *f;
+    CEPH_CALLS(DECL)
+#undef DECL
+} lib;
+static int lib_state; /* 0 not tried, 1 loaded, -1 failed (guarded by mounts_mu) */
+static char lib_error[256];
+
+/* Load libcephfs and resolve every call (caller holds mounts_mu). */
+static int lib_load(void)
+{
+    if (lib_state == 0) {
+        void *h = dlopen(CEPH_LIB, RTLD_NOW | RTLD_LOCAL);
+        const char *miss = NULL;
+        if (!h) {
+            snprintf(lib_error, sizeof lib_error, "%s", dlerror());
+        } else {
+#define RESOLVE(f)                                              \
+    if (!miss && !(*(void **)&lib.f = dlsym(h, #f)))            \
+        miss = #f;
+            CEPH_CALLS(RESOLVE)
+#undef RESOLVE
+            if (miss)
+                snprintf(lib_error, sizeof lib_error, "%s lacks %s", CEPH_LIB, miss);
+        }
+        /* Never dlclose'd: a C++ library's static state outlives its
+         * users badly, and a second load would cost as much again. */
+        lib_state = h && !miss ? 1 : -1;
+    }
+    if (lib_state < 0) {
+        rio__err_detail("cephfs: cannot load %s (%s): install libcephfs2", CEPH_LIB, lib_error);
+        return -ENOSYS;
+    }
+    return 0;
+}
+
+/* ---- the driver's hints ----------------------------------------------------- */
+
+struct cephfs_settings {
+    char *conf;  /* owned; NULL: CEPH_CONF, else libcephfs's search */
+    int timeout; /* seconds */
+};
+
+#define F(m) offsetof(struct cephfs_settings, m)
+static const struct rio_setting cephfs_keys[] = {
+    {"resonio_ceph_conf", RIO_SET_STR, F(conf), NULL, RIO_SET_OPEN_ONLY,
+     "Ceph configuration file of the cephfs: driver (else CEPH_CONF)", NULL, NULL},
+    {"resonio_ceph_timeout", RIO_SET_INT, F(timeout), "30", RIO_SET_OPEN_ONLY,
+     "seconds the cephfs: driver waits for the cluster (mount, monitor and OSD requests)",
+     NULL, NULL},
+};
+#undef F
+
+static const struct rio_settings_owner cephfs_owner =
+    RIO_SETTINGS_OWNER("cephfs", struct cephfs_settings, cephfs_keys);
+
+/* ---- one mount per configuration, shared ----------------------------------- */
+
+struct cmount {
+    struct cmount *next;
+    char *conf; /* "" for libcephfs's own search */
+    struct ceph_mount_info *cm;
+    int refs;
+};
+
+static pthread_mutex_t mounts_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct cmount *mounts;
+
+static int conf_set(struct ceph_mount_info *cm, const char *key, const char *val,
+                    const char *conf)
+{
+    int r = lib.ceph_conf_set(cm, key, val);
+    if (r < 0)
+        rio__err_detail("cephfs: cannot set %s=%s for the cluster of %s (%s)", key, val, conf,
+                        strerror(-r));
+    return r;
+}
+
+/* A new mount of the cluster conf names ("" : the default search). */
+static int mount_new(const char *conf, int timeout, struct cmount **out)
+{
+    struct cmount *m = rio__calloc(1, sizeof *m);
+    const char *shown = *conf ? conf : "the default configuration";
+    char tv[32];
+    int r;
+    if (!m || !(m->conf = strdup(conf))) {
+        free(m);
+        return RIO_E_NOMEM;
+    }
+    r = lib.ceph_create(&m->cm, NULL);
+    if (r < 0) {
+        rio__err_detail("cephfs: cannot make a client of %s (%s)", shown, strerror(-r));
+        m->cm = NULL;
+        goto out;
+    }
+    r = lib.ceph_conf_read_file(m->cm, *conf ? conf : NULL);
+    if (r < 0) {
+        rio__err_detail("cephfs: cannot read the Ceph configuration %s (%s)", shown,
+                        strerror(-r));
+        r = -EIO; /* not the file's absence (ENOENT would say so) */
+        goto out;
+    }
+    snprintf(tv, sizeof tv, "%d", timeout);
+    if ((r = conf_set(m->cm, "client_mount_timeout", tv, shown)) < 0 ||
+        (r = conf_set(m->cm, "rados_mon_op_timeout", tv, shown)) < 0 ||
+        (r = conf_set(m->cm, "rados_osd_op_timeout", tv, shown)) < 0)
+        goto out;
+    r = lib.ceph_mount(m->cm, "/");
+    if (r < 0) {
+        rio__err_detail("cephfs: cannot mount the file system of %s (%s; "
+                        "resonio_ceph_timeout %d s)",
+                        shown, strerror(-r), timeout);
+        /* no file system, or a configuration libcephfs takes badly: not the
+         * file's absence nor a bad argument of the caller's */
+        if (r == -ENOENT || r == -EINVAL)
+            r = -EIO;
+    }
+out:
+    if (r < 0) {
+        if (m->cm)
+            lib.ceph_release(m->cm);
+        free(m->conf);
+        free(m);
+        return r;
+    }
+    m->refs = 1;
+    *out = m;
+    return 0;
+}
+
+/* The shared mount for the hints' configuration, mounted if need be; one
+ * more reference.  -errno with a detail on failure. */
+static int mount_get(const struct rio_hints *hints, struct cmount **out)
+{
+    const struct cephfs_settings *s = rio__settings_get(hints, &cephfs_owner);
+    const char *conf = s->conf ? s->conf : getenv("CEPH_CONF");
+    int rc = 0;
+    if (!conf)
+        conf = "";
+    pthread_mutex_lock(&mounts_mu);
+    if ((rc = lib_load()) == 0) {
+        struct cmount *m = mounts;
+        while (m && strcmp(m->conf, conf))
+            m = m->next;
+        if (m) {
+            m->refs++;
+            *out = m;
+        } else if ((rc = mount_new(conf, s->timeout > 0 ? s->timeout : 30, out)) == 0) {
+            (*out)->next = mounts;
+            mounts = *out;
+        }
+    }
+    pthread_mutex_unlock(&mounts_mu);
+    return rc;
+}
+
+/* One reference less; the last unmounts.  Returns the unmount's error. */
+static int mount_put(struct cmount *m)
+{
+    int rc = 0;
+    pthread_mutex_lock(&mounts_mu);
+    if (--m->refs == 0) {
+        struct cmount **p = &mounts;
+        while (*p != m)
+            p = &(*p)->next;
+        *p = m->next;
+        rc = lib.ceph_unmount(m->cm);
+        lib.ceph_release(m->cm);
+        free(m->conf);
+        free(m);
+    }
+    pthread_mutex_unlock(&mounts_mu);
+    return rc;
+}
+
+/* ---- open files --------------------------------------------------------------- */
+
+struct cfile {
+    struct cmount *m;
+    int fd;
+    int accmode;           /* O_RDONLY / O_WRONLY / O_RDWR */
+    char *path;            /* owned: for the lock handle */
+    pthread_mutex_t lk_mu; /* guards the lock handle's making */
+    struct Fh *lk_fh;      /* low-level handle of the locks; NULL until the first */
+    struct Inode *lk_in;
+};
+
+static struct cfile *cf_of(struct rio_store *st)
+{
+    return st->priv;
+}
+
+static int get_layout(struct cfile *cf, struct rio_layout *l)
+{
+    struct ceph_mount_info *cm = cf->m->cm;
+    int su = lib.ceph_get_file_stripe_unit(cm, cf->fd);
+    int sc = lib.ceph_get_file_stripe_count(cm, cf->fd);
+    int os = lib.ceph_get_file_object_size(cm, cf->fd);
+    memset(l, 0, sizeof *l);
+    if (su < 0)
+        return su;
+    if (sc < 0)
+        return sc;
+    if (os < 0)
+        return os;
+    if (su == 0 || sc == 0 || os < su)
+        return -EINVAL;
+    l->unit = su;
+    l->count = sc;
+    l->object_size = os;
+    l->known = 1;
+    return 0;
+}
+
+/* The layout the hints ask for, from base for what they leave out, the
+ * object size raised to a multiple of the unit; 0 when they ask nothing. */
+static int layout_wanted(const struct rio_hints *hints, const struct rio_layout *base,
+                         struct rio_layout *want)
+{
+    const struct rio_store_settings *s = rio__store_settings(hints);
+    if (s->striping_unit <= 0 && s->striping_factor <= 0 && s->object_size <= 0)
+        return 0;
+    *want = *base;
+    if (s->striping_unit > 0)
+        want->unit = s->striping_unit;
+    if (s->striping_factor > 0)
+        want->count = s->striping_factor;
+    if (s->object_size > 0)
+        want->object_size = s->object_size;
+    else if (want->object_size % want->unit || want->object_size < want->unit)
+        want->object_size = (want->object_size / want->unit + 1) * want->unit;
+    return 1;
+}
+
+static void layout_str(char *buf, size_t n, const struct rio_layout *l)
+{
+    snprintf(buf, n, "unit/count/object %lld/%d/%lld", l->unit, l->count, l->object_size);
+}
+
+/* After a create-open: the file has the layout the hints ask for, or
+ * RIO_E_LAYOUT with a detail.  ceph_open_layout gave it to a file the open
+ * created; an existing file is changed while empty, refused otherwise. */
+static int layout_apply(struct cfile *cf, const char *path, const struct rio_hints *hints)
+{
+    struct rio_layout cur, want;
+    struct ceph_statx stx;
+    char val[160], attr[160];
+    int r = get_layout(cf, &cur);
+    if (r < 0) {
+        rio__err_detail("cephfs: cannot read the layout of '%s' (%s)", path, strerror(-r));
+        return r;
+    }
+    if (!layout_wanted(hints, &cur, &want) ||
+        (want.unit == cur.unit && want.count == cur.count &&
+         want.object_size == cur.object_size))
+        return 0;
+    layout_str(val, sizeof val, &want);
+    r = lib.ceph_fstatx(cf->m->cm, cf->fd, &stx, CEPH_STATX_SIZE, 0);
+    if (r < 0)
+        return r;
+    if (stx.stx_size > 0) {
+        /* short: the edge keeps 255 characters of a message, and the file's
+         * name (in the message's head) must survive */
+        rio__err_detail("not empty, and CephFS sets an empty file's layout only: unit/count/"
+                        "object %lld/%d/%lld, asked %lld/%d/%lld",
+                        cur.unit, cur.count, cur.object_size, want.unit, want.count,
+                        want.object_size);
+        return RIO_E_LAYOUT;
+    }
+    snprintf(attr, sizeof attr, "stripe_unit=%lld stripe_count=%d object_size=%lld",
+             want.unit, want.count, want.object_size);
+    r = lib.ceph_fsetxattr(cf->m->cm, cf->fd, "ceph.file.layout", attr, strlen(attr), 0);
+    if (r < 0) {
+        rio__err_detail("CephFS refuses the layout %s (%s; units of %d dividing the object "
+                        "size)", val, strerror(-r), CEPH_MIN_UNIT);
+        return RIO_E_LAYOUT;
+    }
+    return 0;
+}
+
+static int c_open(struct rio_store *st, const char *path, int oflags, mode_t perm,
+                  const struct rio_hints *hints)
+{
+    struct cfile *cf = rio__calloc(1, sizeof *cf);
+    struct rio_layout base = {CEPH_DEFAULT_OBJECT_SIZE, 1, 1, CEPH_DEFAULT_OBJECT_SIZE}, want;
+    int rc;
+    if (!cf)
+        return RIO_E_NOMEM;
+    cf->fd = -1;
+    if (!(cf->path = strdup(path))) {
+        free(cf);
+        return RIO_E_NOMEM;
+    }
+    rc = -pthread_mutex_init(&cf->lk_mu, NULL);
+    if (rc) {
+        free(cf->path);
+        free(cf);
+        return rc;
+    }
+    if ((rc = mount_get(hints, &cf->m)))
+        goto out;
+    /* O_APPEND dropped as in posix.c: writes are positional, the file
+     * layer places the pointers at the end itself. */
+    oflags &= ~(O_APPEND | O_CLOEXEC);
+    cf->accmode = oflags & O_ACCMODE;
+    if ((oflags & O_CREAT) && layout_wanted(hints, &base, &want)) {
+        /* The unit and count the hints leave out: CephFS's defaults (0);
+         * the object size is whole units of CephFS's default. */
+        const struct rio_store_settings *s = rio__store_settings(hints);
+        rc = lib.ceph_open_layout(cf->m->cm, path, oflags, perm,
+                                  s->striping_unit > 0 ? (int)want.unit : 0,
+                                  s->striping_factor > 0 ? want.count : 0,
+                                  (int)want.object_size, NULL);
+        if (rc == -EINVAL) {
+            char val[160];
+            layout_str(val, sizeof val, &want);
+            /* short: the edge's message keeps 255 characters, and the
+             * file's name must survive in it */
+            rio__err_detail("CephFS refuses the layout %s (units of %d dividing the object "
+                            "size)", val, CEPH_MIN_UNIT);
+            rc = RIO_E_LAYOUT;
+            goto out;
+        }
+    } else {
+        rc = lib.ceph_open(cf->m->cm, path, oflags, perm);
+    }
+    if (rc < 0) {
+        rio__err_detail("cephfs: cannot open '%s' (%s)", path, strerror(-rc));
+        goto out;
+    }
+    cf->fd = rc;
+    rc = 0;
+    if (oflags & O_CREAT)
+        rc = layout_apply(cf, path, hints);
+out:
+    if (rc) {
+        if (cf->fd >= 0)
+            lib.ceph_close(cf->m->cm, cf->fd);
+        if (cf->m)
+            mount_put(cf->m);
+        pthread_mutex_destroy(&cf->lk_mu);
+        free(cf->path);
+        free(cf);
+        return rc;
+    }
+    st->priv = cf;
+    return 0;
+}
+
+static int c_close(struct rio_store *st)
+{
+    struct cfile *cf = cf_of(st);
+    struct ceph_mount_info *cm;
+    int rc, r;
+    if (!cf)
+        return 0;
+    cm = cf->m->cm;
+    if (cf->lk_fh) { /* drops the locks still held */
+        lib.ceph_ll_close(cm, cf->lk_fh);
+        lib.ceph_ll_put(cm, cf->lk_in);
+    }
+    rc = lib.ceph_close(cm, cf->fd);
+    if ((r = mount_put(cf->m)) && !rc)
+        rc = r;
+    pthread_mutex_destroy(&cf->lk_mu);
+    free(cf->path);
+    free(cf);
+    st->priv = NULL;
+    return rc;
+}
+
+static int c_remove(const char *path, const struct rio_hints *hints)
+{
+    struct cmount *m = NULL;
+    int rc = mount_get(hints, &m);
+    if (rc)
+        return rc;
+    rc = lib.ceph_unlink(m->cm, path);
+    mount_put(m);
+    return rc;
+}
+
+/* ---- metadata --------------------------------------------------------------- */
+
+static int c_get_size(struct rio_store *st, MPI_Offset *size)
+{
+    struct cfile *cf = cf_of(st);
+    struct ceph_statx stx;
+    int r = lib.ceph_fstatx(cf->m->cm, cf->fd, &stx, CEPH_STATX_SIZE, 0);
+    if (r < 0)
+        return r;
+    *size = (MPI_Offset)stx.stx_size;
+    return 0;
+}
+
+static int c_set_size(struct rio_store *st, MPI_Offset size)
+{
+    if (size < 0)
+        return RIO_E_ARG;
+    return lib.ceph_ftruncate(cf_of(st)->m->cm, cf_of(st)->fd, size);
+}
+
+/* CephFS allocates objects as they are written: mode 0 makes the size
+ * reach off+len (reading zeros there), which is what MPI_File_preallocate
+ * promises; no space is reserved in advance. */
+static int c_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    if (off < 0 || len < 0)
+        return RIO_E_ARG;
+    if (len == 0)
+        return 0;
+    return lib.ceph_fallocate(cf_of(st)->m->cm, cf_of(st)->fd, 0, off, len);
+}
+
+/* Data and metadata (the size lives with the MDS). */
+static int c_sync(struct rio_store *st)
+{
+    return lib.ceph_fsync(cf_of(st)->m->cm, cf_of(st)->fd, 0);
+}
+
+static int c_layout(struct rio_store *st, struct rio_layout *out)
+{
+    return get_layout(cf_of(st), out);
+}
+
+/* ---- transfers -------------------------------------------------------------- */
+
+static ssize_t c_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
+{
+    if (off < 0) /* libcephfs would read at its own file position */
+        return RIO_E_ARG;
+    return lib.ceph_read(cf_of(st)->m->cm, cf_of(st)->fd, buf, (int64_t)RIO_MIN(len, XFER_CAP),
+                         off);
+}
+
+static ssize_t c_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    if (off < 0)
+        return RIO_E_ARG;
+    return lib.ceph_write(cf_of(st)->m->cm, cf_of(st)->fd, buf,
+                          (int64_t)RIO_MIN(len, XFER_CAP), off);
+}
+
+/* The store layer's batches carry at most 1 GiB (store.c), within int. */
+static ssize_t c_preadv(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                        MPI_Offset off)
+{
+    if (off < 0)
+        return RIO_E_ARG;
+    return lib.ceph_preadv(cf_of(st)->m->cm, cf_of(st)->fd, iov, iovcnt, off);
+}
+
+static ssize_t c_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                         MPI_Offset off)
+{
+    if (off < 0)
+        return RIO_E_ARG;
+    return lib.ceph_pwritev(cf_of(st)->m->cm, cf_of(st)->fd, iov, iovcnt, off);
+}
+
+/* ---- locks ------------------------------------------------------------------- */
+
+/* The low-level handle the locks go through, made at the first lock. */
+static int lock_handle(struct cfile *cf)
+{
+    struct ceph_mount_info *cm = cf->m->cm;
+    int r = 0;
+    pthread_mutex_lock(&cf->lk_mu);
+    if (!cf->lk_fh) {
+        struct ceph_statx stx;
+        struct Inode *in = NULL;
+        UserPerm *perms = lib.ceph_mount_perms(cm);
+        r = lib.ceph_ll_walk(cm, cf->path, &in, &stx, 0, 0, perms);
+        if (r == 0) {
+            r = lib.ceph_ll_open(cm, in, cf->accmode, &cf->lk_fh, perms);
+            if (r < 0) {
+                lib.ceph_ll_put(cm, in);
+                cf->lk_fh = NULL;
+            } else {
+                cf->lk_in = in;
+            }
+        }
+        if (r < 0)
+            rio__err_detail("cephfs: cannot open a lock handle of '%s' (%s)", cf->path,
+                            strerror(-r));
+    }
+    pthread_mutex_unlock(&cf->lk_mu);
+    return r < 0 ? r : 0;
+}
+
+static int c_lockop(struct rio_store *st, short type, MPI_Offset off, MPI_Offset len)
+{
+    struct cfile *cf = cf_of(st);
+    struct flock fl;
+    int r;
+    if (off < 0 || len < 0)
+        return RIO_E_ARG;
+    if ((r = lock_handle(cf)))
+        return r;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = off;
+    fl.l_len = len; /* 0: to the end and beyond, as fcntl has it */
+    do
+        r = lib.ceph_ll_setlk(cf->m->cm, cf->lk_fh, &fl, (uint64_t)(uintptr_t)cf, 1);
+    while (r == -EINTR);
+    return r;
+}
+
+static int c_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
+{
+    return c_lockop(st, exclusive ? F_WRLCK : F_RDLCK, off, len);
+}
+
+static int c_unlock(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    return c_lockop(st, F_UNLCK, off, len);
+}
+
+const struct rio_store_ops rio__store_cephfs = {
+    .name = "cephfs",
+    .version = RIO_STORE_OPS_VERSION,
+    .open = c_open,
+    .close = c_close,
+    .remove = c_remove,
+    .get_size = c_get_size,
+    .set_size = c_set_size,
+    .allocate = c_allocate,
+    .sync = c_sync,
+    .pread = c_pread,
+    .pwrite = c_pwrite,
+    .preadv = c_preadv,
+    .pwritev = c_pwritev,
+    .lock = c_lock,
+    .unlock = c_unlock,
+    .layout = c_layout,
+    .settings = &cephfs_owner,
+};
+
+#endif /* RIO_HAVE_CEPHFS */
