@@ -292,26 +292,6 @@ static int get_layout(struct cfile *cf, struct rio_layout *l)
     return 0;
 }
 
-/* The layout the hints ask for, from base for what they leave out, the
- * object size raised to a multiple of the unit; 0 when they ask nothing. */
-static int layout_wanted(const struct rio_hints *hints, const struct rio_layout *base,
-                         struct rio_layout *want)
-{
-    const struct rio_store_settings *s = rio__store_settings(hints);
-    if (s->striping_unit <= 0 && s->striping_factor <= 0 && s->object_size <= 0)
-        return 0;
-    *want = *base;
-    if (s->striping_unit > 0)
-        want->unit = s->striping_unit;
-    if (s->striping_factor > 0)
-        want->count = s->striping_factor;
-    if (s->object_size > 0)
-        want->object_size = s->object_size;
-    else if (want->object_size % want->unit || want->object_size < want->unit)
-        want->object_size = (want->object_size / want->unit + 1) * want->unit;
-    return 1;
-}
-
 static void layout_str(char *buf, size_t n, const struct rio_layout *l)
 {
     snprintf(buf, n, "unit/count/object %lld/%d/%lld", l->unit, l->count, l->object_size);
@@ -330,7 +310,7 @@ static int layout_apply(struct cfile *cf, const char *path, const struct rio_hin
         rio__err_detail("cephfs: cannot read the layout of '%s' (%s)", path, strerror(-r));
         return r;
     }
-    if (!layout_wanted(hints, &cur, &want) ||
+    if (!rio__store_layout_wanted(hints, &cur, &want) ||
         (want.unit == cur.unit && want.count == cur.count &&
          want.object_size == cur.object_size))
         return 0;
@@ -383,7 +363,7 @@ static int c_open(struct rio_store *st, const char *path, int oflags, mode_t per
      * layer places the pointers at the end itself. */
     oflags &= ~(O_APPEND | O_CLOEXEC);
     cf->accmode = oflags & O_ACCMODE;
-    if ((oflags & O_CREAT) && layout_wanted(hints, &base, &want)) {
+    if ((oflags & O_CREAT) && rio__store_layout_wanted(hints, &base, &want)) {
         /* The unit and count the hints leave out: CephFS's defaults (0);
          * the object size is whole units of CephFS's default. */
         const struct rio_store_settings *s = rio__store_settings(hints);

@@ -189,27 +189,6 @@ static void ceph_layout_read(int fd, struct rio_layout *l)
     }
 }
 
-/* The layout the hints ask for a new file, from the file's current one for
- * whatever they leave out; the object size grows to a multiple of the
- * unit, as CephFS requires.  0 when the hints ask for nothing. */
-static int ceph_layout_wanted(const struct rio_hints *hints, const struct rio_layout *cur,
-                              struct rio_layout *want)
-{
-    const struct rio_store_settings *s = rio__store_settings(hints);
-    if (s->striping_unit <= 0 && s->striping_factor <= 0 && s->object_size <= 0)
-        return 0;
-    *want = *cur;
-    if (s->striping_unit > 0)
-        want->unit = s->striping_unit;
-    if (s->striping_factor > 0)
-        want->count = s->striping_factor;
-    if (s->object_size > 0)
-        want->object_size = s->object_size;
-    else if (want->object_size % want->unit || want->object_size < want->unit)
-        want->object_size = (want->object_size / want->unit + 1) * want->unit;
-    return 1;
-}
-
 /* At create: give the file the layout the hints ask for.  0 when it has
  * it (or is not on CephFS); RIO_E_LAYOUT, with a detail, when CephFS
  * refuses (a file with data, a unit it does not take). */
@@ -218,7 +197,7 @@ static int ceph_layout_apply(struct pfile *pf, const char *path, const struct ri
     struct rio_layout want, *cur = &pf->ceph;
     struct stat sb;
     char val[160];
-    if (!cur->known || !ceph_layout_wanted(hints, cur, &want))
+    if (!cur->known || !rio__store_layout_wanted(hints, cur, &want))
         return 0;
     if (want.unit == cur->unit && want.count == cur->count &&
         want.object_size == cur->object_size)

@@ -610,6 +610,25 @@ int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_O
 
 /* ---- layout ----------------------------------------------------------- */
 
+/* Contract in store.h. */
+int rio__store_layout_wanted(const struct rio_hints *hints, const struct rio_layout *cur,
+                             struct rio_layout *want)
+{
+    const struct rio_store_settings *s = rio__store_settings(hints);
+    if (s->striping_unit <= 0 && s->striping_factor <= 0 && s->object_size <= 0)
+        return 0;
+    *want = *cur;
+    if (s->striping_unit > 0)
+        want->unit = s->striping_unit;
+    if (s->striping_factor > 0)
+        want->count = s->striping_factor;
+    if (s->object_size > 0)
+        want->object_size = s->object_size;
+    else if (want->object_size % want->unit || want->object_size < want->unit)
+        want->object_size = (want->object_size / want->unit + 1) * want->unit;
+    return 1;
+}
+
 void rio__store_layout_fix(struct rio_store *st, const struct rio_layout *l)
 {
     st->fixed = *l;

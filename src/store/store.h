@@ -243,6 +243,13 @@ int rio__store_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_O
 /** Layout: the one fixed by rio__store_layout_fix, else the driver's, else
  *  striping_unit/striping_factor hints, else one target (known = 0). */
 void rio__store_layout(struct rio_store *st, struct rio_layout *out);
+/** The layout the striping hints (striping_unit, striping_factor,
+ *  resonio_object_size) ask of a file striped into objects, taken from cur
+ *  for what they leave out, the object size raised to a multiple of the
+ *  unit (as CephFS requires).  0 when they ask for nothing (*want
+ *  untouched), else 1.  Local. */
+int rio__store_layout_wanted(const struct rio_hints *hints, const struct rio_layout *cur,
+                             struct rio_layout *want);
 /** From now on st's layout is *l (copied), whatever its driver says: the
  *  file layer reads it on one rank at open and gives it to all. */
 void rio__store_layout_fix(struct rio_store *st, const struct rio_layout *l);

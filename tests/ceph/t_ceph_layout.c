@@ -22,6 +22,7 @@
  */
 #include "resonio.h"
 #include "../mpi/rtest.h"
+#include "ceph_test.h"
 
 #include <sys/xattr.h>
 
@@ -29,39 +30,6 @@
 #define SC 3
 #define OS (4 * SU)
 #define PER_RANK (5 * SU + 1234) /* several object sets, an uneven tail */
-
-/* The file's layout as CephFS reports it (0 when it has none). */
-static int ceph_layout(const char *path, long long *su, long long *sc, long long *os)
-{
-    char buf[256];
-    ssize_t n = getxattr(path, "ceph.file.layout", buf, sizeof buf - 1);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    *su = *sc = *os = -1;
-    char *p;
-    if ((p = strstr(buf, "stripe_unit=")))
-        *su = atoll(p + 12);
-    if ((p = strstr(buf, "stripe_count=")))
-        *sc = atoll(p + 13);
-    if ((p = strstr(buf, "object_size=")))
-        *os = atoll(p + 12);
-    return 1;
-}
-
-/* get_info's value of key as a number, -1 when absent. */
-static long long info_num(rio_file *fh, const char *key)
-{
-    MPI_Info info;
-    char v[64];
-    long long r = -1;
-    if (!RT_OK(rio_file_get_info(fh, &info)))
-        return -2;
-    if (rt_info_get(info, key, v, sizeof v))
-        r = atoll(v);
-    MPI_Info_free(&info);
-    return r;
-}
 
 static void check_info(rio_file *fh, const char *what, long long su, long long sc, long long os)
 {

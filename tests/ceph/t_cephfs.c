@@ -31,6 +31,7 @@
  */
 #include "resonio.h"
 #include "../mpi/rtest.h"
+#include "ceph_test.h"
 #include "store/store.h"
 
 #include <fcntl.h>
@@ -57,38 +58,6 @@ static const char *cephfs_name(char *out, size_t n, const char *path)
 {
     snprintf(out, n, "cephfs:%s", path + strlen(mnt));
     return out;
-}
-
-/* The file's layout as the mount reports it (0 when it has none). */
-static int ceph_layout(const char *path, long long *su, long long *sc, long long *os)
-{
-    char buf[256];
-    ssize_t n = getxattr(path, "ceph.file.layout", buf, sizeof buf - 1);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    *su = *sc = *os = -1;
-    char *p;
-    if ((p = strstr(buf, "stripe_unit=")))
-        *su = atoll(p + 12);
-    if ((p = strstr(buf, "stripe_count=")))
-        *sc = atoll(p + 13);
-    if ((p = strstr(buf, "object_size=")))
-        *os = atoll(p + 12);
-    return 1;
-}
-
-static long long info_num(rio_file *fh, const char *key)
-{
-    MPI_Info info;
-    char v[64];
-    long long r = -1;
-    if (!RT_OK(rio_file_get_info(fh, &info)))
-        return -2;
-    if (rt_info_get(info, key, v, sizeof v))
-        r = atoll(v);
-    MPI_Info_free(&info);
-    return r;
 }
 
 static void check_info(rio_file *fh, const char *what)
