@@ -76,7 +76,7 @@
     X(ceph_write) X(ceph_preadv) X(ceph_pwritev) X(ceph_fsetxattr)                          \
     X(ceph_get_file_stripe_unit) X(ceph_get_file_stripe_count) X(ceph_get_file_object_size) \
     X(ceph_mount_perms) X(ceph_ll_walk) X(ceph_ll_open) X(ceph_ll_close) X(ceph_ll_put)     \
-    X(ceph_ll_setlk)
+    X(ceph_ll_setlk) X(ceph_get_file_extent_osds)
 
 static struct {
 #define DECL(f) __typeof__(f) *f;
@@ -568,6 +568,32 @@ static int c_lockop(struct rio_store *st, short type, MPI_Offset off, MPI_Offset
     return r;
 }
 
+/* The OSD of each object, from the client's own copy of the cluster's
+ * map (no round trip): the first byte of object i lies at stripe row
+ * (i / count) * (object_size / unit), column i % count.  The first OSD
+ * libcephfs names is the primary, which serves the object's requests. */
+static int c_servers(struct rio_store *st, long long first, int n, int *out)
+{
+    struct cfile *cf = cf_of(st);
+    struct rio_layout l;
+    int rc = get_layout(cf, &l);
+    if (rc)
+        return rc;
+    long long spo = l.object_size / l.unit;
+    for (int i = 0; i < n; i++) {
+        long long obj = first + i;
+        int64_t off = ((obj / l.count) * spo * l.count + obj % l.count) * l.unit;
+        int osds[16];
+        int got = lib.ceph_get_file_extent_osds(cf->m->cm, cf->fd, off, NULL, osds, 16);
+        if (got < 0)
+            return got;
+        if (got == 0)
+            return -ENXIO;
+        out[i] = osds[0];
+    }
+    return 0;
+}
+
 static int c_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
 {
     return c_lockop(st, exclusive ? F_WRLCK : F_RDLCK, off, len);
@@ -595,6 +621,7 @@ const struct rio_store_ops rio__store_cephfs = {
     .lock = c_lock,
     .unlock = c_unlock,
     .layout = c_layout,
+    .servers = c_servers,
     .settings = &cephfs_owner,
 };
 

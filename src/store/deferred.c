@@ -207,6 +207,11 @@ static int d_layout(struct rio_store *st, struct rio_layout *out)
         return -EOPNOTSUPP;
     FWD(in->ops->layout ? in->ops->layout(in, out) : -EOPNOTSUPP);
 }
+static int d_servers(struct rio_store *st, long long first, int n, int *out)
+{
+    /* asked by rank 0 only, which never defers its open */
+    FWD(in->ops->servers ? in->ops->servers(in, first, n, out) : -EOPNOTSUPP);
+}
 static int d_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
 {
     FWD(in->ops->lock ? in->ops->lock(in, off, len, exclusive) : 0);
@@ -249,7 +254,7 @@ static int d_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Off
     .pread = d_pread, .pwrite = d_pwrite, .preadv = d_preadv,          \
     .pwritev = d_pwritev, .read_list = d_read_list,                    \
     .write_list = d_write_list, .lock = d_lock, .unlock = d_unlock,    \
-    .layout = d_layout, .is_direct = d_is_direct, .notes = d_notes,    \
+    .layout = d_layout, .servers = d_servers, .is_direct = d_is_direct, .notes = d_notes,    \
     .prefetch = d_prefetch
 
 const struct rio_store_ops rio__store_deferred = {DEFERRED_OPS};

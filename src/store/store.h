@@ -107,6 +107,12 @@ struct rio_store_ops {
     int (*lock)(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive);
     int (*unlock)(struct rio_store *st, MPI_Offset off, MPI_Offset len);
     int (*layout)(struct rio_store *st, struct rio_layout *out);
+    /* Which server holds each object of a file striped into objects (a
+     * layout with object_size): out[i] = the server (Ceph: the primary
+     * OSD's id) of object first + i, for n objects, whether or not they
+     * exist yet.  0 or -errno.  NULL: storage has no such map, and the
+     * collective engine's targets stay stripe columns. */
+    int (*servers)(struct rio_store *st, long long first, int n, int *out);
     /* Is this open file descriptor-based and opened with O_DIRECT?  (for
      * the alignment handling of the methods).  NULL means no. */
     int (*is_direct)(struct rio_store *st);

@@ -112,6 +112,11 @@ static int fwd_layout(struct rio_store *st, struct rio_layout *out)
     struct rio_store *in = in_of(st);
     return in->ops->layout(in, out);
 }
+static int fwd_servers(struct rio_store *st, long long first, int n, int *out)
+{
+    struct rio_store *in = in_of(st);
+    return in->ops->servers(in, first, n, out);
+}
 static int fwd_is_direct(struct rio_store *st)
 {
     struct rio_store *in = in_of(st);
@@ -197,6 +202,7 @@ int rio__store_wrap_open(struct rio_store *st, struct rio_store_wrap *w,
     MAY(lock);
     MAY(unlock);
     MAY(layout);
+    MAY(servers);
     MAY(is_direct);
     MAY(notes);
     MAY(prefetch);
