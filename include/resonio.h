@@ -317,15 +317,21 @@ struct rio_coll_info {
     long long copies;            /**< bytes copied in memory by resonio (pack, staging) */
     double time_exchange;        /**< seconds, slowest rank */
     double time_storage;         /**< seconds, slowest rank */
-    int ntargets;                /**< targets of the layout (1 without striping) */
+    int ntargets;                /**< targets of the layout (1 without striping): its
+                                   stripe columns, or the servers that hold its objects */
     long long target_reqs[RIO_COLL_MAX_TARGETS];      /**< storage requests per target, the
                                    first RIO_COLL_MAX_TARGETS targets */
     long long target_ascending[RIO_COLL_MAX_TARGETS]; /**< of those, how many arrived (in
                                    time order, all ranks) at an offset above the previous
                                    request to the same target */
+    int target_server[RIO_COLL_MAX_TARGETS]; /**< the server of each target where
+                                   storage maps objects to servers (CephFS: the OSD id);
+                                   -1 where targets are stripe columns */
 };
 /** The size of the first version of struct rio_coll_info. */
 #define RIO_COLL_INFO_SIZE_V1 RIO_SIZE_THROUGH(struct rio_coll_info, target_ascending)
+/** The size with target_server. */
+#define RIO_COLL_INFO_SIZE_V2 RIO_SIZE_THROUGH(struct rio_coll_info, target_server)
 /** Fill *out (out->size set by the caller) for the last collective data
  *  call on fh.  Collective over the file's communicator (it gathers the
  *  ranks' request traces); a bad out on one rank fails there only, after
@@ -333,6 +339,14 @@ struct rio_coll_info {
  *  MPI_ERR_ARG for no collective call yet, a NULL out or a size below
  *  RIO_COLL_INFO_SIZE_V1. */
 int rio_coll_last(rio_file *fh, struct rio_coll_info *out);
+/** The server that holds each of the n objects first.. of fh, by the map
+ *  the collective engine plans with (a file striped into objects whose
+ *  storage places them by hash: on CephFS the primary OSD's id):
+ *  server[i] for object first + i, -1 for an object no collective call
+ *  has reached yet, or every entry -1 when the file has no map (its
+ *  targets are stripe columns; rio_coll_last's reason says why).  Local.
+ *  Errors: MPI_ERR_ARG for first < 0, n < 0 or a NULL server with n > 0. */
+int rio_file_get_servers(rio_file *fh, long long first, int n, int *server);
 
 /* ---- adaptive selection ------------------------------------------------
  * With resonio_strategy=auto (the default) each new call signature starts

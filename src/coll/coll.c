@@ -89,6 +89,8 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     c.rank = ctx->rank;
     c.nprocs = ctx->nprocs;
     rio__store_layout(req->st, &c.layout);
+    c.tg = (struct rio_coll_targets){.T = c.layout.count, .unit = c.layout.unit,
+                                     .count = c.layout.count};
     int rpn = rio__coll_settings(req->hints)->ranks_per_node;
     if (rpn > 0) {
         for (int i = 0; i < c.nprocs; i++)
@@ -135,6 +137,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     double t_sel = is_auto ? rio__now() : 0;
     int steady = rio__coll_steady_path(ctx, &c, is_auto, forced, &kept); /* auto: with a selector */
     if (!steady) {
+        rio__coll_targets(&c); /* first: the summary counts bytes per target */
         int may_compute = rio__coll_settings(req->hints)->same_io_size &&
                           rio__coll_settings(req->hints)->contiguous_data;
         rc = rio__coll_summary(&c, c.layout.known, may_compute);
@@ -188,6 +191,11 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
             snprintf(both, sizeof both, "%s; %s", reason, plan.reason);
         else
             snprintf(both, sizeof both, "%s", plan.reason);
+        snprintf(reason, rlen, "%.159s", both);
+    }
+    if (s->needs_layout && ctx->smap.failed) { /* said where it counts */
+        char both[2 * sizeof ctx->last.reason + 4];
+        snprintf(both, sizeof both, "%s; targets are stripe columns: %s", reason, ctx->smap.why);
         snprintf(reason, rlen, "%.159s", both);
     }
 
@@ -264,8 +272,10 @@ out:
     L->time_exchange = c.t_exchange;
     L->time_storage =
         req->st->stats ? rio__stat_get_time(&req->st->stats->time_storage) - t_store0 : 0;
-    L->ntargets = c.layout.count;
-    ctx->last_unit = c.layout.unit;
+    L->ntargets = c.tg.T;
+    for (int t = 0; t < RIO_COLL_MAX_TARGETS; t++)
+        L->target_server[t] = t < c.tg.T && c.tg.id ? c.tg.id[t] : -1;
+    ctx->last_tg = c.tg;
     rio__coll_count_strategy(ctx, s->name);
     rio__coll_plan_free(&plan);
     free(c.sum);

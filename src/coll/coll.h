@@ -84,6 +84,11 @@ int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out);
 int rio__coll_select_info(const struct rio_coll_ctx *ctx, int i, struct rio_select_info *out,
                           int *count);
 
+/** The server that holds object obj of the file, by the map the engine
+ *  plans with (servers.c): -1 when the map does not cover obj (no call
+ *  has reached it yet, or the file has no map).  Local. */
+int rio__coll_server_of(const struct rio_coll_ctx *ctx, long long obj);
+
 /** Print the per-strategy summary of all calls so far on rank 0 (for
  *  RESONIO_STATS).  Collective. */
 void rio__coll_report(struct rio_coll_ctx *ctx, const char *filename);

@@ -95,6 +95,42 @@ enum rio_coll_mode {
 
 enum rio_coll_dom_kind { RIO_DOM_RANGE, RIO_DOM_TARGETS };
 
+/* The call's targets (servers.c).  Without a map (spo 0) target t is
+ * stripe column t.  With one, stripe s (row s / count, column s % count)
+ * is on the target of its object, object set row / spo, and target t is
+ * the server id[t]. */
+struct rio_coll_targets {
+    int T;                   /* targets */
+    MPI_Offset unit;
+    int count;               /* stripe columns */
+    MPI_Offset spo;          /* stripe rows per object set; 0: no map */
+    MPI_Offset nsets;        /* object sets mapped */
+    const int *of;           /* nsets x count: the target of each object */
+    const int *id;           /* T: each target's server; NULL without a map */
+};
+
+/* A file's map from object to server, kept by the context; the same on
+ * every rank. */
+struct rio_coll_smap {
+    long long nobjects;      /* objects mapped: 0 .. nobjects-1 */
+    int *server;             /* server of each object */
+    int *dense;              /* its target number */
+    int *ids;                /* T distinct servers, ascending */
+    int T;
+    int failed;              /* no map for this file: stripe columns */
+    char why[96];
+};
+
+/* A TARGETS domain's tables over a server map (pieces.c): object sets
+ * k0 .. k0+nk-1 of the domain's extent. */
+struct rio_coll_dmap {
+    MPI_Offset k0, nk;
+    int *m;                  /* nk: the domain's columns in each set */
+    int *lt;                 /* nk x count: the domain's columns left of a column */
+    int *cols;               /* nk x count: the domain's columns, the first m[k] */
+    MPI_Offset *pre;         /* nk + 1: the domain's stripes before each set */
+};
+
 struct rio_coll_domain {
     enum rio_coll_dom_kind kind;
     MPI_Offset start, end;   /* file bytes the domain may hold */
@@ -105,6 +141,7 @@ struct rio_coll_domain {
     MPI_Offset chunk;        /* rows come in runs of chunk: the run r belongs to member
                                 r % ngroup (1: rows in turn) */
     MPI_Offset cbase, cend;  /* coordinates of the domain's bytes (set by the engine) */
+    struct rio_coll_dmap *map; /* TARGETS over a server map (set by the engine) */
 };
 
 /* How an aggregator writes a round whose pieces leave holes: list I/O
@@ -139,10 +176,11 @@ struct rio_coll_call {
     const struct rio_coll_req *req;
     int rank, nprocs;
     struct rio_layout layout;
+    struct rio_coll_targets tg;   /* the layout's targets (servers.c) */
     MPI_Offset first, end;        /* own request's first and one-past-last file byte */
     MPI_Offset regions;           /* own file regions, counted from the filetype */
     struct rio_coll_sum *sum;     /* every rank's */
-    MPI_Offset *tbytes;           /* nprocs x layout.count: bytes per target, or NULL */
+    MPI_Offset *tbytes;           /* nprocs x tg.T: bytes per target, or NULL */
     MPI_Offset min, max;          /* extent of all ranks' requests */
     MPI_Offset total;             /* bytes of all ranks */
     int nonoverlap;               /* rank i's bytes all precede rank i+1's */
@@ -324,6 +362,19 @@ int rio__coll_even_domains(const struct rio_coll_call *c, struct rio_coll_plan *
 /** Allocate naggs aggregators and domains in p.  Errors: RIO_E_NOMEM. */
 int rio__coll_plan_alloc(struct rio_coll_plan *p, int naggs);
 void rio__coll_plan_free(struct rio_coll_plan *p);
+/* ---- targets (servers.c) ---- */
+/** Make c->tg (stripe columns on entry) the file's servers where its
+ *  driver maps objects to servers.  Collective when the layout has
+ *  objects: one allreduce, and when the call reaches past the file's map
+ *  rank 0 asks storage and broadcasts.  Every failure (no map, no memory
+ *  on some rank) is agreed: every rank keeps columns for the file, and
+ *  ctx->smap.why says why. */
+void rio__coll_targets(struct rio_coll_call *c);
+/** The target of stripe s. */
+int rio__coll_target_of(const struct rio_coll_targets *tg, MPI_Offset s);
+/** Free a file's map. */
+void rio__coll_smap_free(struct rio_coll_smap *m);
+
 /** Target-set domain helpers. */
 int rio__coll_dom_targets(struct rio_coll_domain *d, const int *targets, int n, int ngroup,
                           int member, MPI_Offset start, MPI_Offset end);
@@ -358,8 +409,12 @@ struct rio_coll_plist {
  *  the types end early. */
 int rio__coll_cut_pieces(const struct rio_coll_call *c, const struct rio_coll_plan *p,
                          struct rio_coll_plist *lists);
-/** Set d's coordinate range [cbase, cend) from its file range. */
-void rio__coll_domain_coords(const struct rio_coll_call *c, struct rio_coll_domain *d);
+/** Set d's coordinate range [cbase, cend) from its file range, with its
+ *  tables (d->map, freed with the plan) when the call's targets are
+ *  servers.  Local.  Errors: RIO_E_NOMEM (then the range is empty). */
+int rio__coll_domain_coords(const struct rio_coll_call *c, struct rio_coll_domain *d);
+/** Free what rio__coll_domain_coords made for d. */
+void rio__coll_domain_free(struct rio_coll_domain *d);
 /** Whether rank i takes part with aggregator a in round r: its extent
  *  meets the round's file span (and its node is the domain's, for node
  *  domains), computed from the summary alone, the same on every rank. */
@@ -408,7 +463,8 @@ struct rio_coll_ctx {
     struct rio_store_trace trace;
     /* the last call */
     struct rio_coll_info last;
-    MPI_Offset last_unit;    /* stripe unit of the last call's layout */
+    struct rio_coll_targets last_tg; /* the last call's targets */
+    struct rio_coll_smap smap;       /* the file's object-to-server map */
     struct rio_select *sel;  /* strategy selection, made at the first call */
     /* The steady path: while the selector's choice for a signature is a
      * strategy where each rank serves itself, and each rank's request

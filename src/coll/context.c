@@ -157,6 +157,7 @@ void rio__coll_free(struct rio_coll_ctx *ctx)
     free(ctx->node_real);
     free(ctx->node_virt);
     free(ctx->names);
+    rio__coll_smap_free(&ctx->smap);
     rio__pool_free(ctx->cbuf);
     rio__pool_free(ctx->pack);
     rio__pool_free(ctx->trace.off);

@@ -1228,7 +1228,9 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     /* domains' coordinate ranges and the number of rounds */
     p->nrounds = 0;
     for (int a = 0; a < p->naggs; a++) {
-        rio__coll_domain_coords(c, &p->dom[a]);
+        int drc = rio__coll_domain_coords(c, &p->dom[a]);
+        if (drc && !rc)
+            rc = drc;
         MPI_Offset n = p->dom[a].cend - p->dom[a].cbase;
         int rounds = (int)((n + p->round_bytes - 1) / p->round_bytes);
         p->nrounds = RIO_MAX(p->nrounds, rounds);

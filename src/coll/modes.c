@@ -103,7 +103,7 @@ int rio__coll_direct_view(struct rio_coll_call *c, MPI_Offset *done)
  */
 int rio__coll_by_turns(struct rio_coll_call *c, MPI_Offset *done)
 {
-    int T = c->tbytes ? c->layout.count : 1, P = c->nprocs, me = c->rank, rc;
+    int T = c->tbytes ? c->tg.T : 1, P = c->nprocs, me = c->rank, rc;
     int *prev = rio__malloc(sizeof(int) * (size_t)T), *next = rio__malloc(sizeof(int) * (size_t)T);
     int np = 0, nn = 0;
     if (!prev || !next) { /* stay in step with the others: plain rank order */
@@ -166,7 +166,8 @@ int rio__coll_prefetch_then_read(struct rio_coll_call *c, const struct rio_coll_
     for (int a = 0; a < p->naggs && st->ops->prefetch && ok; a++) {
         if (p->aggs[a] != c->rank)
             continue;
-        const struct rio_coll_domain *d = &p->dom[a];
+        struct rio_coll_domain *d = &p->dom[a];
+        ok = rio__coll_domain_coords(c, d) == 0; /* the tables of a server map */
         MPI_Offset unit = d->kind == RIO_DOM_TARGETS ? c->layout.unit : d->end - d->start;
         for (MPI_Offset off = d->start; off < d->end && unit > 0 && ok;) {
             MPI_Offset x = rio__coll_coord(c, d, off);

@@ -4,7 +4,9 @@
  *
  * A plan maps every file byte to an aggregator's domain and a coordinate
  * there (domain arithmetic below: identity for byte ranges, stripes of the
- * domain's targets laid end to end for target sets), and the domain's
+ * domain's targets laid end to end for target sets, in closed form over
+ * stripe columns and through per-object-set tables over a server map,
+ * where a set's stripes on the domain's servers vary), and the domain's
  * coordinates to rounds of round_bytes.  Each rank walks its own request
  * once, as the strided pairs of request.c in file order, and cuts it where it
  * leaves a window: file bytes of one domain and round at a fixed distance
@@ -49,6 +51,122 @@ static int row_is_members(const struct rio_coll_domain *d, MPI_Offset row)
     return (row / d->chunk) % d->ngroup == d->member;
 }
 
+/* ---- over a server map ----
+ * A stripe belongs to d when its row is the member's and its object's
+ * server is one of d's.  The domain's coordinates count its bytes in file
+ * order: whole stripes of the member's rows before a row (pre[] per
+ * object set, where the number of the domain's columns m[] is fixed),
+ * then the domain's columns left of the stripe in its row. */
+
+/* The member's rows before row r. */
+static MPI_Offset mrows_before(const struct rio_coll_domain *d, MPI_Offset r)
+{
+    MPI_Offset per = d->chunk * d->ngroup, rem = r % per - (MPI_Offset)d->member * d->chunk;
+    return r / per * d->chunk + RIO_MIN(RIO_MAX(rem, 0), d->chunk);
+}
+
+/* The domain's stripes in the member's rows before row r. */
+static MPI_Offset map_stripes_before(const struct rio_coll_call *c,
+                                     const struct rio_coll_domain *d, MPI_Offset r)
+{
+    const struct rio_coll_dmap *t = d->map;
+    MPI_Offset K = r / c->tg.spo, k = K - t->k0;
+    if (k < 0)
+        return 0;
+    if (k >= t->nk)
+        return t->pre[t->nk];
+    return t->pre[k] + t->m[k] * (mrows_before(d, r) - mrows_before(d, K * c->tg.spo));
+}
+
+/* The domain's bytes before file byte off; *in: whether off is one. */
+static MPI_Offset map_before(const struct rio_coll_call *c, const struct rio_coll_domain *d,
+                             MPI_Offset off, int *in)
+{
+    const struct rio_coll_dmap *t = d->map;
+    MPI_Offset unit = c->tg.unit, s = off / unit, r = s / c->tg.count;
+    MPI_Offset k = r / c->tg.spo - t->k0;
+    int col = (int)(s % c->tg.count);
+    MPI_Offset x = map_stripes_before(c, d, r) * unit;
+    *in = 0;
+    if (k >= 0 && k < t->nk && row_is_members(d, r)) {
+        x += t->lt[k * c->tg.count + col] * unit;
+        if (target_index(d, rio__coll_target_of(&c->tg, s)) >= 0) {
+            *in = 1;
+            x += off % unit;
+        }
+    }
+    return x;
+}
+
+static MPI_Offset map_fileoff(const struct rio_coll_call *c, const struct rio_coll_domain *d,
+                              MPI_Offset x)
+{
+    const struct rio_coll_dmap *t = d->map;
+    MPI_Offset unit = c->tg.unit, q = x / unit;
+    MPI_Offset lo = 0, hi = t->nk; /* the last set whose pre is at most q */
+    while (hi - lo > 1) {
+        MPI_Offset mid = (lo + hi) / 2;
+        if (t->pre[mid] <= q)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    MPI_Offset k = lo, K = t->k0 + k, qq = q - t->pre[k];
+    int m = RIO_MAX(t->m[k], 1);
+    MPI_Offset mr = mrows_before(d, K * c->tg.spo) + qq / m;
+    MPI_Offset row = (mr / d->chunk * d->ngroup + d->member) * d->chunk + mr % d->chunk;
+    int col = t->cols[k * c->tg.count + qq % m];
+    return (row * c->tg.count + col) * unit + x % unit;
+}
+
+static void dmap_free(struct rio_coll_dmap *t)
+{
+    if (!t)
+        return;
+    free(t->m);
+    free(t->lt);
+    free(t->cols);
+    free(t->pre);
+    free(t);
+}
+
+/* d's tables over the object sets of its extent. */
+static int dmap_build(const struct rio_coll_call *c, struct rio_coll_domain *d)
+{
+    const struct rio_coll_targets *tg = &c->tg;
+    MPI_Offset setbytes = tg->spo * tg->count * tg->unit;
+    MPI_Offset k0 = d->start / setbytes;
+    MPI_Offset nk = d->end > d->start ? (d->end - 1) / setbytes + 1 - k0 : 1;
+    int n = tg->count;
+    struct rio_coll_dmap *t = rio__calloc(1, sizeof *t);
+    if (t) {
+        t->k0 = k0;
+        t->nk = nk;
+        t->m = rio__calloc((size_t)nk, sizeof(int));
+        t->lt = rio__malloc(sizeof(int) * (size_t)(nk * n));
+        t->cols = rio__calloc((size_t)(nk * n), sizeof(int));
+        t->pre = rio__malloc(sizeof(MPI_Offset) * (size_t)(nk + 1));
+    }
+    if (!t || !t->m || !t->lt || !t->cols || !t->pre) {
+        dmap_free(t);
+        return RIO_E_NOMEM;
+    }
+    t->pre[0] = 0;
+    for (MPI_Offset k = 0; k < nk; k++) {
+        MPI_Offset K = k0 + k;
+        for (int col = 0; col < n; col++) {
+            t->lt[k * n + col] = t->m[k];
+            int tgt = K < tg->nsets ? tg->of[K * n + col] : -1;
+            if (tgt >= 0 && target_index(d, tgt) >= 0)
+                t->cols[k * n + t->m[k]++] = col;
+        }
+        MPI_Offset rows = mrows_before(d, (K + 1) * tg->spo) - mrows_before(d, K * tg->spo);
+        t->pre[k + 1] = t->pre[k] + t->m[k] * rows;
+    }
+    d->map = t;
+    return 0;
+}
+
 MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_domain *d,
                            MPI_Offset off)
 {
@@ -56,6 +174,11 @@ MPI_Offset rio__coll_coord(const struct rio_coll_call *c, const struct rio_coll_
         return -1;
     if (d->kind == RIO_DOM_RANGE)
         return off;
+    if (d->map) {
+        int in;
+        MPI_Offset x = map_before(c, d, off, &in);
+        return in ? x : -1;
+    }
     MPI_Offset unit = c->layout.unit, s = off / unit, row = s / c->layout.count;
     int t = (int)(s % c->layout.count);
     if (!row_is_members(d, row))
@@ -71,6 +194,8 @@ MPI_Offset rio__coll_fileoff(const struct rio_coll_call *c, const struct rio_col
 {
     if (d->kind == RIO_DOM_RANGE)
         return x;
+    if (d->map)
+        return map_fileoff(c, d, x);
     MPI_Offset unit = c->layout.unit, kk = x / unit, lrow = kk / d->ntargets;
     MPI_Offset row = (lrow / d->chunk * d->ngroup + d->member) * d->chunk + lrow % d->chunk;
     return (row * c->layout.count + d->targets[kk % d->ntargets]) * unit + x % unit;
@@ -82,6 +207,10 @@ static MPI_Offset coord_ceil(const struct rio_coll_call *c, const struct rio_col
 {
     if (d->kind == RIO_DOM_RANGE)
         return off;
+    if (d->map) {
+        int in;
+        return map_before(c, d, off, &in);
+    }
     MPI_Offset unit = c->layout.unit, s = off / unit, row = s / c->layout.count;
     int t = (int)(s % c->layout.count), n = d->ntargets, g = d->ngroup;
     if (row_is_members(d, row)) {
@@ -102,10 +231,27 @@ static MPI_Offset coord_ceil(const struct rio_coll_call *c, const struct rio_col
 }
 
 /* Contract in coll_int.h. */
-void rio__coll_domain_coords(const struct rio_coll_call *c, struct rio_coll_domain *d)
+int rio__coll_domain_coords(const struct rio_coll_call *c, struct rio_coll_domain *d)
 {
+    dmap_free(d->map);
+    d->map = NULL;
+    if (d->kind == RIO_DOM_TARGETS && c->tg.spo) {
+        int rc = dmap_build(c, d);
+        if (rc) {
+            d->cbase = d->cend = 0;
+            return rc;
+        }
+    }
     d->cbase = coord_ceil(c, d, d->start);
     d->cend = d->end > d->start ? coord_ceil(c, d, d->end) : d->cbase;
+    return 0;
+}
+
+/* Contract in coll_int.h. */
+void rio__coll_domain_free(struct rio_coll_domain *d)
+{
+    dmap_free(d->map);
+    d->map = NULL;
 }
 
 /* File bytes of round r of d: [*lo, *hi); empty when *lo >= *hi. */
@@ -173,7 +319,7 @@ static int lookup_build(const struct rio_coll_call *c, const struct rio_coll_pla
     }
     if (p->dom[0].kind == RIO_DOM_RANGE)
         return 0;
-    int T = c->layout.count;
+    int T = c->tg.T;
     lk->maxng = 1;
     for (int a = 0; a < p->naggs; a++)
         lk->maxng = RIO_MAX(lk->maxng, p->dom[a].ngroup);
@@ -214,7 +360,7 @@ static int agg_of(const struct rio_coll_call *c, const struct rio_coll_plan *p,
         return found >= 0 && off < p->dom[found].end ? found : -1;
     }
     MPI_Offset s = off / c->layout.unit;
-    int t = (int)(s % c->layout.count);
+    int t = rio__coll_target_of(&c->tg, s);
     if (!lk->tng[t])
         return -1;
     MPI_Offset row = s / c->layout.count;

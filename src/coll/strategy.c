@@ -270,8 +270,10 @@ int rio__coll_even_domains(const struct rio_coll_call *c, struct rio_coll_plan *
 void rio__coll_plan_free(struct rio_coll_plan *p)
 {
     if (p->dom)
-        for (int a = 0; a < p->naggs; a++)
+        for (int a = 0; a < p->naggs; a++) {
             free(p->dom[a].targets);
+            rio__coll_domain_free(&p->dom[a]);
+        }
     free(p->dom);
     free(p->aggs);
     free(p->bypass);

@@ -18,16 +18,16 @@
 /* Contract in coll_int.h. */
 MPI_Offset rio__coll_tbytes(const struct rio_coll_call *c, int i, int t)
 {
-    return c->tbytes ? c->tbytes[(size_t)i * (size_t)c->layout.count + (size_t)t] : 0;
+    return c->tbytes ? c->tbytes[(size_t)i * (size_t)c->tg.T + (size_t)t] : 0;
 }
 
 /* Add the bytes of [off, off+len) to row[target]. */
-static void per_target(const struct rio_layout *l, MPI_Offset off, MPI_Offset len,
+static void per_target(const struct rio_coll_targets *tg, MPI_Offset off, MPI_Offset len,
                        MPI_Offset *row)
 {
     while (len > 0) {
-        MPI_Offset s = off / l->unit, n = RIO_MIN(len, l->unit - off % l->unit);
-        row[s % l->count] += n;
+        MPI_Offset s = off / tg->unit, n = RIO_MIN(len, tg->unit - off % tg->unit);
+        row[rio__coll_target_of(tg, s)] += n;
         off += n;
         len -= n;
     }
@@ -66,14 +66,14 @@ static int own_tbytes(const struct rio_coll_call *c, MPI_Offset *row)
     if (left <= 0)
         return 0;
     if (c->end - c->first == left) {
-        per_target(&c->layout, c->first, left, row);
+        per_target(&c->tg, c->first, left, row);
         return 0;
     }
     int rc = rio__dtype_iter_init(&fi, q->filetype, -1, q->file_start);
     if (rc)
         return rc;
     while (left > 0 && rio__dtype_iter_next(&fi, left, &off, &len)) {
-        per_target(&c->layout, q->disp + off, len, row);
+        per_target(&c->tg, q->disp + off, len, row);
         left -= len;
     }
     rio__dtype_iter_free(&fi);
@@ -101,8 +101,8 @@ static int summary_computed(struct rio_coll_call *c, int ok)
         c->sum[i].bytes = r[0];
         c->sum[i].regions = 1;
         if (c->tbytes)
-            per_target(&c->layout, c->sum[i].first, r[0],
-                       &c->tbytes[(size_t)i * (size_t)c->layout.count]);
+            per_target(&c->tg, c->sum[i].first, r[0],
+                       &c->tbytes[(size_t)i * (size_t)c->tg.T]);
     }
     return 1;
 }
@@ -118,7 +118,7 @@ static int summary_computed(struct rio_coll_call *c, int ok)
  * and regions are set (rio__coll_own_extent). */
 int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
 {
-    int T = c->layout.count, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
+    int T = c->tg.T, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
     MPI_Offset stack[SUMMARY_STACK], *mine = NULL, *all = NULL;
     int small = (size_t)w * ((size_t)P + 1) <= SUMMARY_STACK, rc = 0;
     c->sum = rio__calloc((size_t)P, sizeof *c->sum);

@@ -100,7 +100,8 @@ int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
         qsort(e, (size_t)ne, sizeof *e, cmp_tentry);
         /* A request that spans stripes reaches each target it touches, at
          * its first byte there. */
-        MPI_Offset unit = ctx->last_unit;
+        const struct rio_coll_targets *tg = &ctx->last_tg;
+        MPI_Offset unit = tg->unit;
         int T = out->ntargets > 0 ? out->ntargets : 1;
         MPI_Offset prev[RIO_COLL_MAX_TARGETS];
         for (int t = 0; t < RIO_COLL_MAX_TARGETS; t++)
@@ -108,7 +109,7 @@ int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
         for (long long k = 0; k < ne; k++) {
             MPI_Offset off = e[k].off, end = e[k].off + e[k].len;
             for (int hop = 0; off < end && hop < T; hop++) {
-                int t = T > 1 ? (int)((off / unit) % T) : 0;
+                int t = T > 1 ? rio__coll_target_of(tg, off / unit) : 0;
                 if (t < RIO_COLL_MAX_TARGETS) {
                     out->target_reqs[t]++;
                     if (prev[t] >= 0 && off > prev[t])

@@ -570,6 +570,18 @@ int rio_coll_last(rio_file *fh, struct rio_coll_info *out)
     return rio__file_return(fh, err, "rio_coll_last");
 }
 
+int rio_file_get_servers(rio_file *fh, long long first, int n, int *server)
+{
+    int err = rio__file_check(fh);
+    if (!err && (first < 0 || n < 0 || (n > 0 && !server))) {
+        err = RIO_E_ARG;
+        rio__err_detail("objects %lld.. (%d of them) into %p", first, n, (void *)server);
+    }
+    for (int i = 0; !err && i < n; i++)
+        server[i] = rio__coll_server_of(fh->coll, first + i);
+    return rio__file_return(fh, err, "rio_file_get_servers");
+}
+
 int rio_select_count(rio_file *fh, int *count)
 {
     int err = rio__file_check(fh);

@@ -27,7 +27,7 @@
 
 static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
-    int T = c->layout.count, P = c->nprocs;
+    int T = c->tg.T, P = c->nprocs;
     if (c->req->write && c->nonoverlap) {
         p->mode = RIO_COLL_TOKEN;
         snprintf(p->reason, sizeof p->reason,

@@ -19,7 +19,7 @@
 static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
     const struct rio_coll_settings *h = rio__coll_settings(c->req->hints);
-    int T = c->layout.count, P = c->nprocs;
+    int T = c->tg.T, P = c->nprocs;
     int co = RIO_MAX(1, RIO_MIN(h->co > 0 ? h->co : 1, P / T));
     MPI_Offset u = c->layout.unit, base = c->min / u * u;
     int rc = 0, bypassing = 0, with_data = 0;

@@ -8,7 +8,7 @@
 
 static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
-    int T = c->layout.count, P = c->nprocs;
+    int T = c->tg.T, P = c->nprocs;
     int rc = rio__coll_plan_alloc(p, T);
     MPI_Offset u = c->layout.unit, base = c->min / u * u;
     for (int t = 0; t < T && !rc; t++) {
