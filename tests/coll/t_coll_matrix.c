@@ -34,7 +34,10 @@
  * With -cephfs_mount DIR (-fname inside DIR, a ceph-fuse mount) resonio's
  * files are opened through the cephfs: driver (libcephfs in user space)
  * and everything is verified through the mount: a file written through
- * cephfs: must read back byte for byte through ceph-fuse.
+ * cephfs: must read back byte for byte through ceph-fuse.  There the
+ * engine's targets are the OSDs that hold the file's objects (-object_size
+ * makes objects of a few stripes, so the file spans many object sets),
+ * and the checks of the strategies' targets follow the file's object map.
  *
  * With -deferred 1 every file is opened with romio_no_indep_rw=true, so
  * ranks other than the first open it only when they touch storage (the
@@ -108,6 +111,9 @@ static const char *strategy;
 static int nfactor = 4;
 static int unit_bytes = 4096;
 static int deferred;            /* -deferred 1: romio_no_indep_rw=true (deferred open) */
+static long long object_bytes;  /* -object_size: resonio_object_size at create (CephFS) */
+static rio_file *cur_fh;        /* the configuration's file, for its server map */
+static int mapped_calls;        /* calls whose targets were the file's servers */
 static int exchange_calls; /* calls that aggregated in rounds, this configuration */
 static int rounds_checked; /* of those, calls held to "several rounds" */
 static char mpi_path[4096];
@@ -492,6 +498,47 @@ static int is_exchange_strategy(const char *s)
            !strcmp(s, "stripe") || !strcmp(s, "target_first");
 }
 
+/* Where storage maps objects to servers (CephFS through cephfs:), the
+ * engine's targets are those servers, and the model's bytes per target
+ * follow the file's map (rio_file_get_servers; t_ceph_servers checks it
+ * against Ceph itself) object by object into tb (P x in->ntargets).
+ * 0: the map misses an object of the call, or names a server that is not
+ * a target. */
+static int server_tbytes(const struct all_model *m, const struct rio_coll_info *in,
+                         long long *tb)
+{
+    MPI_Info info;
+    char v[64];
+    int flag = 0;
+    long long os = 0;
+    if (RT_OK(rio_file_get_info(cur_fh, &info))) {
+        MPI_Info_get(info, "resonio_object_size", sizeof v - 1, v, &flag);
+        os = flag ? atoll(v) : 0;
+        MPI_Info_free(&info);
+    }
+    if (os <= 0 || os % UNIT)
+        return 0;
+    long long spo = os / UNIT;
+    for (int q = 0; q < m->P; q++) {
+        const struct rt_list *l = &m->acc[q].file;
+        for (int i = 0; i < l->n; i++)
+            for (long long off = l->p[i].off, end = off + l->p[i].len; off < end;) {
+                long long s = off / UNIT, n = rt_minll(end - off, UNIT - off % UNIT);
+                long long obj = s / FACTOR / spo * FACTOR + s % FACTOR;
+                int srv = -1, t = 0;
+                if (!RT_OK(rio_file_get_servers(cur_fh, obj, 1, &srv)))
+                    return 0;
+                while (t < in->ntargets && in->target_server[t] != srv)
+                    t++;
+                if (t == in->ntargets)
+                    return 0;
+                tb[(size_t)q * (size_t)in->ntargets + (size_t)t] += n;
+                off += n;
+            }
+    }
+    return 1;
+}
+
 /* Node of rank i in configuration cf. */
 static int node_of(const struct config *cf, int i)
 {
@@ -501,7 +548,9 @@ static int node_of(const struct config *cf, int i)
 static void check_info(const struct config *cf, int k, int write, const struct all_model *m,
                        const struct rio_coll_info *in, const char *what)
 {
-    const int P = rt_nprocs, T = cf->layout ? FACTOR : 1;
+    const int P = rt_nprocs, mapped = cf->layout && in->target_server[0] >= 0;
+    const int T = mapped ? in->ntargets : cf->layout ? FACTOR : 1;
+    const long long *tbytes = m->tbytes;
     char ab[1024], tb[1024];
     if (rt_rank != 0)
         return;
@@ -564,6 +613,20 @@ static void check_info(const struct config *cf, int k, int write, const struct a
                in->storage_reqs, in->exchanged);
     if (!eff || m->total == 0)
         return;
+    long long *stb = NULL;
+    if (mapped) { /* targets are the map's servers */
+        ICHECK(T >= 1 && T <= FACTOR, "%d servers for %d objects a set", T, FACTOR);
+        stb = calloc((size_t)P * (size_t)(T > 0 ? T : 1), sizeof *stb);
+        int ok = T >= 1 && stb && server_tbytes(m, in, stb);
+        ICHECK(ok, "the file's object map does not cover the call, or names a server that is "
+                   "not a target");
+        if (!ok) {
+            free(stb);
+            return;
+        }
+        tbytes = stb;
+        mapped_calls++;
+    }
 
     /* what the strategy promises */
     const long long cb = cf->cb;
@@ -614,7 +677,7 @@ static void check_info(const struct config *cf, int k, int write, const struct a
             ICHECK(in->exchanged == 0, "resonant: a non-overlapping call exchanges no data");
         } else {
             int ag[RIO_COLL_MAX_TARGETS];
-            ct_resonant_agents(m->tbytes, P, T, ag);
+            ct_resonant_agents(tbytes, P, T, ag);
             int same = in->naggs == T;
             for (int t = 0; same && t < T; t++)
                 same = in->aggs[t] == ag[t];
@@ -658,6 +721,7 @@ static void check_info(const struct config *cf, int k, int write, const struct a
         int t = ct_first_unordered_target(in);
         ICHECK(t < 0, "%s: target %d saw requests out of ascending order", eff, t);
     }
+    free(stb);
 #undef ICHECK
 }
 
@@ -863,10 +927,15 @@ static void run_config(const struct config *cf)
                             deferred ? "true" : NULL, NULL);
     char name[4300];
     ct_rio_name(name, sizeof name, path);
+    char osz[32];
+    snprintf(osz, sizeof osz, "%lld", object_bytes);
+    if (object_bytes > 0 && cf->layout)
+        MPI_Info_set(info, "resonio_object_size", osz);
     int rc = rio_file_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
     MPI_Info_free(&info);
     if (!RT_OK(rc))
         return;
+    cur_fh = fh;
     exchange_calls = rounds_checked = 0;
     for (int k = 0; k < NPK; k++) {
         if (!(cf->patterns >> k & 1))
@@ -961,6 +1030,8 @@ int main(int argc, char **argv)
         if (nfactor < 1 || 3 * UNIT * nfactor >= REGION || nfactor > RIO_COLL_MAX_TARGETS)
             return rt_finish();
     }
+    if (rt_arg("-object_size")) /* objects of a few stripes: the file spans many sets */
+        object_bytes = atoll(rt_arg("-object_size"));
     int targets = 0;
     if (ct_emu_arg(&targets) || ct_cephfs_arg())
         return rt_finish();
@@ -980,6 +1051,13 @@ int main(int argc, char **argv)
         if (!storage_layout || configs[c].layout)
             run_config(&configs[c]);
     alarm(0);
+    if (rt_rank == 0 && object_bytes > 0) {
+        /* cephfs: maps objects to OSDs: the strategies that plan by target
+         * must have planned over them */
+        printf("%d calls planned over the file's servers\n", mapped_calls);
+        CHECK(mapped_calls > 0 || !ct_needs_layout(strategy),
+              "%s: no call planned over the OSDs of the file's objects", strategy);
+    }
     if (rt_rank == 0)
         unlink(mpi_path);
     return rt_finish();

@@ -1,0 +1,225 @@
+/*
+ * t_ceph_servers.c — the collective engine's targets on CephFS are the
+ * OSDs that hold the file's objects, and its map of them is Ceph's.
+ *
+ * -fname is a path in the ceph-fuse mount, -mount the mount's directory;
+ * CEPH_CONF names the cluster.  Each rank writes its half of a file of many
+ * small objects (4 stripes of 64 KiB a set, 2 stripes an object) through
+ * the cephfs: driver under target_first, and then:
+ *   map        rio_file_get_servers for every object equals the primary OSD
+ *              the monitor names for that object (`osd map`, asked through
+ *              librados by rank 0: the object's name is the file's inode in
+ *              hex, a dot, the object number in 8 hex digits), the same on
+ *              every rank, and -1 past the objects the call reached;
+ *   targets    rio_coll_last names as targets exactly the distinct OSDs of
+ *              the map, ascending, gives each of them requests, and says
+ *              nothing of stripe columns;
+ *   data       every byte, read through the mount;
+ *   fallback   the same file opened through the mount (the posix driver,
+ *              which has no map) plans over stripe columns: target_server
+ *              is -1, ntargets the stripe count, and the reason says why.
+ */
+#include "resonio.h"
+#include "../mpi/rtest.h"
+#include "ceph_test.h"
+
+#include <rados/librados.h>
+#include <sys/stat.h>
+
+#define SU 65536
+#define SC 4
+#define OS (2 * SU)
+#define PER_RANK (8 * SC * SU) /* 4 object sets a rank */
+#define NOBJ (2 * PER_RANK / OS)
+
+static const char *mnt;
+
+/* The primary OSD the monitor names for object oid of pool, or -1. */
+static int mon_primary(rados_t cl, const char *pool, const char *oid)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "{\"prefix\": \"osd map\", \"pool\": \"%s\", \"object\": \"%s\", \"format\": "
+             "\"json\"}",
+             pool, oid);
+    const char *cmds[1] = {cmd};
+    char *out = NULL, *st = NULL;
+    size_t outlen = 0, stlen = 0;
+    int rc = rados_mon_command(cl, cmds, 1, "", 0, &out, &outlen, &st, &stlen);
+    int osd = -1;
+    if (rc == 0 && out) {
+        char *s = malloc(outlen + 1);
+        memcpy(s, out, outlen);
+        s[outlen] = '\0';
+        char *p = strstr(s, "\"acting_primary\":");
+        if (p)
+            osd = atoi(p + strlen("\"acting_primary\":"));
+        free(s);
+    }
+    rados_buffer_free(out);
+    rados_buffer_free(st);
+    return osd;
+}
+
+/* Rank 0: every object's primary OSD by the monitor. */
+static void check_against_monitor(const int *srv)
+{
+    struct stat sb;
+    long long su, sc, os;
+    char pool[128] = "";
+    CHECK(stat(rt_fname, &sb) == 0, "stat %s through the mount", rt_fname);
+    CHECK(ceph_layout(rt_fname, &su, &sc, &os) && su == SU && sc == SC && os == OS,
+          "the file's layout through the mount is not %d/%d/%d", SU, SC, OS);
+    ssize_t n = getxattr(rt_fname, "ceph.file.layout.pool", pool, sizeof pool - 1);
+    CHECK(n > 0, "the file's pool through the mount");
+    pool[n > 0 ? n : 0] = '\0';
+    rados_t cl;
+    int rc = rados_create(&cl, NULL);
+    if (!rc)
+        rc = rados_conf_read_file(cl, getenv("CEPH_CONF"));
+    if (!rc)
+        rc = rados_connect(cl);
+    CHECK(rc == 0, "librados connection to the cluster of %s: %s", getenv("CEPH_CONF"),
+          strerror(-rc));
+    if (rc)
+        return;
+    int same = 0;
+    for (int i = 0; i < NOBJ; i++) {
+        char oid[64];
+        snprintf(oid, sizeof oid, "%llx.%08x", (unsigned long long)sb.st_ino, i);
+        int m = mon_primary(cl, pool, oid);
+        CHECK(m >= 0 && m == srv[i], "object %d (%s): the engine says OSD %d, the monitor %d", i,
+              oid, srv[i], m);
+        same += m == srv[i];
+    }
+    rados_shutdown(cl);
+    printf("%d objects: the engine's map equals the monitor's for %d\n", NOBJ, same);
+}
+
+static void write_half(rio_file *fh)
+{
+    char *buf = malloc(PER_RANK);
+    rt_fill(buf, PER_RANK, rt_rank, (long long)rt_rank * PER_RANK);
+    MPI_Status st;
+    RT_OK(rio_file_write_at_all(fh, (long long)rt_rank * PER_RANK, buf, PER_RANK, MPI_BYTE, &st));
+    free(buf);
+}
+
+static void test_map(void)
+{
+    char name[4300];
+    snprintf(name, sizeof name, "cephfs:%s", rt_fname + strlen(mnt));
+    MPI_Info info = rt_info("striping_unit", "65536", "striping_factor", "4",
+                            "resonio_object_size", "131072", "resonio_strategy", "target_first",
+                            NULL);
+    rio_file *fh;
+    if (rt_rank == 0)
+        unlink(rt_fname);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rc = rio_file_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    MPI_Info_free(&info);
+    if (!RT_OK(rc))
+        return;
+    write_half(fh);
+    int srv[NOBJ + 4];
+    RT_OK(rio_file_get_servers(fh, 0, NOBJ + 4, srv));
+    for (int i = 0; i < NOBJ; i++)
+        CHECK(srv[i] >= 0, "object %d has no server in the engine's map", i);
+    for (int i = NOBJ; i < NOBJ + 4; i++)
+        CHECK(srv[i] == -1, "object %d, past the file, has server %d", i, srv[i]);
+    int all[NOBJ];
+    MPI_Allreduce(srv, all, NOBJ, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(!memcmp(all, srv, sizeof all), "the ranks' maps differ");
+
+    struct rio_coll_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.size = sizeof ci;
+    RT_OK(rio_coll_last(fh, &ci));
+    RT_OK(rio_file_close(&fh));
+    /* the targets: the map's distinct OSDs, ascending */
+    int ids[NOBJ], T = 0;
+    for (int i = 0; i < NOBJ; i++) {
+        int k = 0;
+        while (k < T && ids[k] != srv[i])
+            k++;
+        if (k == T)
+            ids[T++] = srv[i];
+    }
+    for (int a = 1; a < T; a++) /* insertion sort */
+        for (int b = a; b > 0 && ids[b - 1] > ids[b]; b--) {
+            int t = ids[b];
+            ids[b] = ids[b - 1];
+            ids[b - 1] = t;
+        }
+    CHECK(ci.ntargets == T, "rio_coll_last: %d targets, the map has %d OSDs", ci.ntargets, T);
+    for (int t = 0; t < T && t < ci.ntargets; t++) {
+        CHECK(ci.target_server[t] == ids[t], "target %d is server %d, expected OSD %d", t,
+              ci.target_server[t], ids[t]);
+        CHECK(ci.target_reqs[t] > 0, "target %d (OSD %d) got no request", t, ids[t]);
+    }
+    CHECK(!strstr(ci.reason, "stripe columns"), "reason \"%s\" speaks of stripe columns",
+          ci.reason);
+    CHECK(!strcmp(ci.strategy, "target_first") && ci.naggs == T,
+          "target_first: %s with %d aggregators, expected one per OSD (%d)", ci.strategy,
+          ci.naggs, T);
+
+    if (rt_rank == 0) {
+        check_against_monitor(srv);
+        long long len = 0;
+        unsigned char *f = RT_SLURP(rt_fname, &len);
+        CHECK(f && len == 2LL * PER_RANK, "file size through the mount %lld, expected %lld", len,
+              2LL * PER_RANK);
+        for (int r = 0; f && r < 2 && len == 2LL * PER_RANK; r++) {
+            long long bad = rt_find_bad(f + (long long)r * PER_RANK, PER_RANK, r,
+                                        (long long)r * PER_RANK);
+            CHECK(bad < 0, "rank %d's half differs at byte %lld through the mount", r, bad);
+        }
+        free(f);
+    }
+}
+
+static void test_fallback(void)
+{
+    MPI_Info info = rt_info("resonio_strategy", "target_first", NULL);
+    rio_file *fh;
+    int rc = rio_file_open(MPI_COMM_WORLD, rt_fname, MPI_MODE_RDWR, info, &fh);
+    MPI_Info_free(&info);
+    if (!RT_OK(rc))
+        return;
+    write_half(fh);
+    struct rio_coll_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.size = sizeof ci;
+    RT_OK(rio_coll_last(fh, &ci));
+    int srv = 0;
+    RT_OK(rio_file_get_servers(fh, 0, 1, &srv));
+    RT_OK(rio_file_close(&fh));
+    CHECK(ci.ntargets == SC && ci.target_server[0] == -1 && srv == -1,
+          "through the mount: %d targets (server %d, object 0 on %d), expected the %d stripe "
+          "columns",
+          ci.ntargets, ci.target_server[0], srv, SC);
+    CHECK(strstr(ci.reason, "targets are stripe columns") != NULL,
+          "through the mount the reason \"%s\" does not say targets are stripe columns",
+          ci.reason);
+}
+
+int main(int argc, char **argv)
+{
+    rt_init(&argc, &argv);
+    rt_watchdog(240);
+    mnt = rt_arg("-mount");
+    CHECK(mnt != NULL && getenv("CEPH_CONF") != NULL,
+          "-mount <the ceph-fuse mount> and CEPH_CONF (the cluster's configuration) are required");
+    if (rt_errs)
+        return rt_finish();
+    size_t n = strlen(mnt);
+    CHECK(!strncmp(rt_fname, mnt, n) && rt_fname[n] == '/', "-fname %s is not below -mount %s",
+          rt_fname, mnt);
+    if (rt_errs)
+        return rt_finish();
+    test_map();
+    test_fallback();
+    if (rt_rank == 0)
+        unlink(rt_fname);
+    return rt_finish();
+}
