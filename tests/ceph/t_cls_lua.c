@@ -16,11 +16,13 @@
  * requests (too deep, truncated, a bad count, a bad header, a walk far too
  * long) and checks each answer's error and that the OSD still serves.
  *
- * `-measure lua|list` instead writes one fine-grained pattern (8-byte
- * blocks 64 bytes apart, 1 MiB of data per object) once, through the class
- * or as one compound write of all of each object's extents, and prints the
- * request bytes it sent and the time; tests/ceph/measure_cls_lua.sh adds
- * the OSD's counters around it.
+ * `-measure lua|lua-extents|list [n]` instead writes one fine-grained pattern (n
+ * 8-byte blocks 64 bytes apart in each of 4 objects; n = 131072, 1 MiB of
+ * data per object, by default) once, through the class (OSD write mode
+ * auto, here one patched span per object, or one class write per extent) or as one compound
+ * write of all of each object's extents, the 4 objects at once, and prints
+ * the bytes it handed librados and the time;
+ * tests/ceph/measure_cls_lua.sh adds the OSD's counters around it.
  *
  * A cluster that cannot be reached fails the test, loudly.
  */
@@ -495,12 +497,13 @@ static void hostile(void)
 
 /* ---- the measurement ---------------------------------------------------- */
 
-static int measure(const char *how)
+static int measure(const char *how, int64_t nper)
 {
-    /* 8-byte blocks 64 bytes apart; 1 MiB stripe unit, 4 objects of 8 MiB,
-     * one object set: 1 MiB of data in each object */
-    const struct rio_cls_lua_layout lay = {1 << 20, 4, 8 << 20};
-    const int64_t len = 4 << 20;
+    /* 8-byte blocks 64 bytes apart, nper of them in each of 4 objects of
+     * one stripe unit each (su = nper * 64); nper 131072 is 1 MiB of data
+     * per object */
+    const struct rio_cls_lua_layout lay = {nper * 64, 4, nper * 64};
+    const int64_t len = 4 * nper * 8;
     struct wb b;
     struct rio_emu_dltype *type = NULL;
     b.n = 0;
@@ -515,8 +518,9 @@ static int measure(const char *how)
     remove_all(base);
     long long sent = 0;
     double t0 = now();
-    if (!strcmp(how, "lua")) {
-        sent = lua_write(base, type->root, 64, 0, 0, len, stream, &lay, RIO_CLS_LUA_AUTO);
+    if (!strncmp(how, "lua", 3)) {
+        sent = lua_write(base, type->root, 64, 0, 0, len, stream, &lay,
+                         strcmp(how, "lua-extents") ? RIO_CLS_LUA_AUTO : RIO_CLS_LUA_EXTENTS);
     } else {
         /* one compound write per object, one write per 8-byte extent */
         rados_completion_t comp[4];
@@ -526,10 +530,10 @@ static int measure(const char *how)
             objname(name, sizeof name, base, o);
             w[o] = rados_create_write_op();
             for (int64_t s = 0; s < len; s += 8) {
-                int64_t f = s * 8, block = f / lay.su;
-                if (block % 4 != o)
+                int64_t f = s * 8; /* the file offset of stream byte s */
+                if (f / lay.su != o)
                     continue;
-                int64_t at = (block / 4) * lay.su + f % lay.su;
+                int64_t at = f % lay.su;
                 rados_write_op_write(w[o], (const char *)stream + s, 8, (uint64_t)at);
                 sent += 8;
             }
@@ -538,22 +542,32 @@ static int measure(const char *how)
         }
         for (int o = 0; o < 4; o++) {
             rados_aio_wait_for_complete(comp[o]);
-            CHECK(rados_aio_get_return_value(comp[o]) == 0, "list write %d", o);
+            int r = rados_aio_get_return_value(comp[o]);
+            CHECK(r == 0, "list write of object %d: %d (%s)", o, r, strerror(-r));
             rados_aio_release(comp[o]);
             rados_release_write_op(w[o]);
         }
     }
     double secs = now() - t0;
-    /* both ways must leave the same bytes: read them back through the class */
-    unsigned char *back = calloc(1, (size_t)len);
-    lua_read(base, type->root, 64, 0, 0, len, back, &lay, RIO_CLS_LUA_AUTO);
-    CHECK(!memcmp(back, stream, (size_t)len), "measure %s: data differ", how);
-    printf("measure %s: %lld stream bytes in 4 objects, %s%lld, %.3f s, %.1f MB/s\n", how,
-           (long long)len, strcmp(how, "lua") ? "payload bytes (8 per extent) " :
-           "request input bytes ", sent, secs, len / secs / 1e6);
+    /* every way must leave the same bytes: plain reads of each object */
+    unsigned char *obj = malloc((size_t)lay.os);
+    for (int o = 0; o < 4; o++) {
+        char name[256];
+        objname(name, sizeof name, base, o);
+        int n = rados_read(io, name, (char *)obj, (size_t)lay.os, 0);
+        CHECK(n == (int)(lay.os - 56), "measure %s: object %d has %d bytes", how, o, n);
+        for (int64_t k = 0; n == (int)(lay.os - 56) && k < nper; k++)
+            if (memcmp(obj + k * 64, stream + (o * nper + k) * 8, 8)) {
+                CHECK(0, "measure %s: object %d, block %lld differs", how, o, (long long)k);
+                break;
+            }
+    }
+    free(obj);
+    printf("measure %s: %lld extents of 8 bytes in each of 4 objects, %s%lld, %.3f s, "
+           "%.2f MB/s\n", how, (long long)nper, strncmp(how, "lua", 3) ? "payload bytes " :
+           "class input bytes ", sent, secs, len / secs / 1e6);
     remove_all(base);
     free(stream);
-    free(back);
     rio__emu_dl_free(type);
     return errs != 0;
 }
@@ -576,8 +590,8 @@ int main(int argc, char **argv)
                strerror(-rc));
         return 1;
     }
-    if (argc == 3 && !strcmp(argv[1], "-measure")) {
-        rc = measure(argv[2]);
+    if (argc >= 3 && !strcmp(argv[1], "-measure")) {
+        rc = measure(argv[2], argc > 3 ? atoll(argv[3]) : 131072);
     } else {
         const struct rio_cls_lua_layout lay = {8192, 3, 32768};
         /* a vector: 8-byte blocks, stride 64 */
