@@ -476,7 +476,7 @@ static void hostile(void)
     memcpy(p, dl.p, dl.n);
     rc = send_raw(name, "rio_read", in, (size_t)(p - in) + dl.n, &secs);
     CHECK(rc == -EINVAL, "overflowing span: %d, expected %d", rc, -EINVAL);
-    printf("hostile: count 0, bad magic, bad kind, overflowing span -> errors as expected\n");
+    printf("hostile: count 0, bad magic, bad kind, overflowing span -> refused as expected\n");
 
     /* 1-byte blocks over 2^40 stream bytes: the walk must stop at its bound */
     dl.n = 0;
