@@ -26,6 +26,8 @@
  *
  * A cluster that cannot be reached fails the test, loudly.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
