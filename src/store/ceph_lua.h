@@ -42,7 +42,10 @@
  * back in the same operation (RIO_CLS_LUA_SPAN: one write; atomic, since
  * an OSD runs one operation on an object at a time); reads likewise.
  * RIO_CLS_LUA_AUTO takes the span when it holds at most 16 times the
- * pieces' bytes.  Bytes past the object's end read as zeros.
+ * pieces' bytes.  Bytes past the object's end, and a whole object
+ * that does not exist, read as zeros.
+ * Send writes inside a write operation (rados_write_op_exec), which may
+ * create the object.
  *
  * No MPI and no librados here (the driver sends the request).
  */

@@ -450,6 +450,29 @@ static void hostile(void)
     CHECK(rc == -EINVAL, "write with 3 bytes: %d, expected %d", rc, -EINVAL);
     printf("hostile: data that do not match -> %d\n", rc);
 
+    /* a well-formed read of an object that does not exist: zeros, as a
+     * hole reads */
+    {
+        size_t oplen;
+        char out[64];
+        unsigned char *op;
+        rados_remove(io, "t_cls_lua.absent");
+        op = envelope("rio_read", in, (size_t)(p - in) + dl.n, &oplen);
+        memset(out, 1, sizeof out);
+        rc = rados_exec(io, "t_cls_lua.absent", RIO_CLS_LUA_CLASS, RIO_CLS_LUA_METHOD,
+                        (const char *)op, oplen, out, sizeof out);
+        free(op);
+        int zeros = 1;
+        for (int i = 0; i < 32; i++)
+            zeros &= out[i] == 0;
+        CHECK(rc == 32 && zeros, "absent object: %d bytes (zeros %d), expected 32 zeros", rc,
+              zeros);
+        uint64_t size;
+        time_t mt;
+        CHECK(rados_stat(io, "t_cls_lua.absent", &size, &mt) == -ENOENT,
+              "a read created the object");
+    }
+
     /* a block count of 0 */
     dl.n = 0;
     w64(&dl, 64);
