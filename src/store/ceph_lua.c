@@ -441,6 +441,22 @@ int rio__cls_lua_scatter(const struct rio_cls_lua_req *r, int64_t obj, const voi
     return rc;
 }
 
+struct srange {
+    int64_t obj, first, end;
+};
+
+static int note_range(void *arg, int64_t obj, int64_t ooff, int64_t n, int64_t spos)
+{
+    struct srange *g = arg;
+    (void)ooff;
+    if (obj == g->obj) {
+        if (g->end == 0)
+            g->first = spos;
+        g->end = spos + n;
+    }
+    return 0;
+}
+
 /* ---- the envelope ------------------------------------------------------ */
 
 static void put_string(struct rio_emu_buf *b, const void *p, size_t n)
@@ -462,6 +478,13 @@ int rio__cls_lua_op(const struct rio_cls_lua_req *r, int64_t obj, int write,
     if (obj < 0 || obj > RIO_EMU_MAX_OFFSET || (unsigned)mode > RIO_CLS_LUA_SPAN ||
         (!write && n) || (write && n && !packed))
         return -EINVAL;
+    /* the OSD walks only the part of the range that holds this object's
+     * bytes: the pieces, their order and the data are the same, and the
+     * other objects' requests do not make it walk theirs */
+    struct srange g = {obj, 0, 0};
+    int rc = walk_pieces(r, note_range, &g);
+    if (rc)
+        return rc;
     input = HEADER_BYTES + r->dllen + n;
     /* everything after the first six bytes must fit the 32-bit length */
     if (n > UINT32_MAX || input > UINT32_MAX - 12 - script - 16)
@@ -474,15 +497,15 @@ int rio__cls_lua_op(const struct rio_cls_lua_req *r, int64_t obj, int write,
     put_string(&b, handler[!!write], strlen(handler[!!write]));
     rio__emu_put_u32(&b, (uint32_t)input);
     rio__emu_put_bytes(&b, "RIO1", 4);
-    const int64_t v[9] = {mode, r->lay.su, r->lay.sc, r->lay.os, obj,
-                          r->disp, r->pos, r->len, (int64_t)r->dllen};
+    const int64_t v[9] = {mode, r->lay.su, r->lay.sc, r->lay.os, obj, r->disp,
+                          r->pos + g.first, g.end - g.first, (int64_t)r->dllen};
     for (int i = 0; i < 9; i++)
         rio__emu_put_u64(&b, (uint64_t)v[i]);
     rio__emu_put_bytes(&b, r->dl, r->dllen);
     if (n)
         rio__emu_put_bytes(&b, packed, n);
     if (b.err) {
-        int rc = b.err;
+        rc = b.err;
         rio__emu_buf_free(&b);
         return rc;
     }

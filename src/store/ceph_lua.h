@@ -8,8 +8,8 @@
  * object, inside that object's operation (docs/ceph-lua.md has what was
  * measured).  Instead of a list of offset-length pairs, a request carries
  * the view's filetype as a dataloop in the wire form of src/emu/dlwire.h,
- * the view's displacement, the stream range [pos, pos+len) of the call and
- * the file's striping; the script (rio__cls_lua_script, one constant) walks
+ * the view's displacement, the part of the call's stream range that holds
+ * this object's bytes and the file's striping; the script (rio__cls_lua_script, one constant) walks
  * the dataloop over the range, keeps the pieces that fall in this object
  * and writes them from the request's data (the object's bytes of the
  * stream, packed in stream order) or reads them and returns them packed
@@ -119,11 +119,14 @@ int rio__cls_lua_scatter(const struct rio_cls_lua_req *r, int64_t obj, const voi
                          size_t n, void *stream);
 
 /** Build the class input for object obj: write (with the n packed bytes
- *  from rio__cls_lua_gather) or read (packed NULL, n 0), in mode.
+ *  from rio__cls_lua_gather) or read (packed NULL, n 0), in mode.  The
+ *  request's stream range is the part of r's from the first to the last
+ *  byte of obj (a walk of r here).
  *  *op is rio__malloc'ed (free it), *oplen its bytes; send it to method
  *  RIO_CLS_LUA_METHOD of class RIO_CLS_LUA_CLASS on that object.  A read
  *  answers this object's bytes of the stream, packed.  0, -EINVAL,
- *  -EMSGSIZE (too large for the class's 32-bit lengths), -ENOMEM. */
+ *  -E2BIG (see rio__cls_lua_gather), -EMSGSIZE (too large for the
+ *  class's 32-bit lengths), -ENOMEM. */
 int rio__cls_lua_op(const struct rio_cls_lua_req *r, int64_t obj, int write,
                     enum rio_cls_lua_mode mode, const void *packed, size_t n,
                     unsigned char **op, size_t *oplen);
