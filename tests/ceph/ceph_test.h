@@ -1,6 +1,7 @@
 /*
  * ceph_test.h — what the tests on CephFS share: a file's layout as the
- * mount reports it, and a number MPI_File_get_info reports.  Include after
+ * mount reports it, a number MPI_File_get_info reports, and every rank's
+ * block written collectively.  Include after
  * resonio.h and rtest.h; everything is static inline.
  */
 #ifndef RIO_CEPH_TEST_H
@@ -39,6 +40,18 @@ static inline long long info_num(rio_file *fh, const char *key)
         r = atoll(v);
     MPI_Info_free(&info);
     return r;
+}
+
+/* Collectively, each rank's block of per_rank bytes (rt_fill's pattern)
+ * at rank * per_rank. */
+static inline void ceph_write_blocks(rio_file *fh, long long per_rank)
+{
+    char *buf = malloc((size_t)per_rank);
+    rt_fill(buf, (size_t)per_rank, rt_rank, (long long)rt_rank * per_rank);
+    MPI_Status st;
+    RT_OK(rio_file_write_at_all(fh, (long long)rt_rank * per_rank, buf, (int)per_rank, MPI_BYTE,
+                                &st));
+    free(buf);
 }
 
 #endif /* RIO_CEPH_TEST_H */

@@ -96,15 +96,6 @@ static void check_against_monitor(const int *srv)
     printf("%d objects: the engine's map equals the monitor's for %d\n", NOBJ, same);
 }
 
-static void write_half(rio_file *fh)
-{
-    char *buf = malloc(PER_RANK);
-    rt_fill(buf, PER_RANK, rt_rank, (long long)rt_rank * PER_RANK);
-    MPI_Status st;
-    RT_OK(rio_file_write_at_all(fh, (long long)rt_rank * PER_RANK, buf, PER_RANK, MPI_BYTE, &st));
-    free(buf);
-}
-
 static void test_map(void)
 {
     char name[4300];
@@ -120,7 +111,7 @@ static void test_map(void)
     MPI_Info_free(&info);
     if (!RT_OK(rc))
         return;
-    write_half(fh);
+    ceph_write_blocks(fh, PER_RANK);
     int srv[NOBJ + 4];
     RT_OK(rio_file_get_servers(fh, 0, NOBJ + 4, srv));
     for (int i = 0; i < NOBJ; i++)
@@ -186,7 +177,7 @@ static void test_fallback(void)
     MPI_Info_free(&info);
     if (!RT_OK(rc))
         return;
-    write_half(fh);
+    ceph_write_blocks(fh, PER_RANK);
     struct rio_coll_info ci;
     memset(&ci, 0, sizeof ci);
     ci.size = sizeof ci;

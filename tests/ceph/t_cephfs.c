@@ -72,11 +72,7 @@ static void check_info(rio_file *fh, const char *what)
 
 static int write_blocks(rio_file *fh)
 {
-    char *buf = malloc(PER_RANK);
-    rt_fill(buf, PER_RANK, rt_rank, (long long)rt_rank * PER_RANK);
-    MPI_Status st;
-    RT_OK(rio_file_write_at_all(fh, (long long)rt_rank * PER_RANK, buf, PER_RANK, MPI_BYTE, &st));
-    free(buf);
+    ceph_write_blocks(fh, PER_RANK);
     struct rio_coll_info ci;
     memset(&ci, 0, sizeof ci);
     ci.size = sizeof ci;

@@ -182,6 +182,19 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The request of stream bytes [pos, pos+len) and the objects it touches.
+ * 0, or the error (counted as a failed check); r is made in either case. */
+static int req_objects(struct rio_cls_lua_req *r, const struct rio_dl *root,
+                       int64_t tile_extent, int64_t disp, int64_t pos, int64_t len,
+                       const struct rio_cls_lua_layout *lay, int64_t *objs, size_t *nobj)
+{
+    int rc = rio__cls_lua_req_init(r, root, tile_extent, disp, pos, len, lay);
+    CHECK(rc == 0, "req_init: %d", rc);
+    if (!rc)
+        CHECK((rc = rio__cls_lua_objects(r, objs, MAXOBJ, nobj)) == 0, "objects: %d", rc);
+    return rc;
+}
+
 /* Write the stream bytes of [pos, pos+len) through the class: one request
  * per object touched.  Returns the request bytes sent, or -1. */
 static long long lua_write(const char *base, const struct rio_dl *root, int64_t tile_extent,
@@ -192,10 +205,7 @@ static long long lua_write(const char *base, const struct rio_dl *root, int64_t 
     int64_t objs[MAXOBJ];
     size_t nobj = 0;
     long long sent = 0;
-    int rc = rio__cls_lua_req_init(&r, root, tile_extent, disp, pos, len, lay);
-    CHECK(rc == 0, "req_init: %d", rc);
-    if (!rc)
-        CHECK((rc = rio__cls_lua_objects(&r, objs, MAXOBJ, &nobj)) == 0, "objects: %d", rc);
+    int rc = req_objects(&r, root, tile_extent, disp, pos, len, lay, objs, &nobj);
     for (size_t i = 0; !rc && i < nobj; i++) {
         size_t n = 0, oplen;
         unsigned char *op = NULL;
@@ -231,10 +241,7 @@ static void lua_read(const char *base, const struct rio_dl *root, int64_t tile_e
     struct rio_cls_lua_req r;
     int64_t objs[MAXOBJ];
     size_t nobj = 0;
-    int rc = rio__cls_lua_req_init(&r, root, tile_extent, disp, pos, len, lay);
-    CHECK(rc == 0, "req_init: %d", rc);
-    if (!rc)
-        CHECK((rc = rio__cls_lua_objects(&r, objs, MAXOBJ, &nobj)) == 0, "objects: %d", rc);
+    int rc = req_objects(&r, root, tile_extent, disp, pos, len, lay, objs, &nobj);
     for (size_t i = 0; !rc && i < nobj; i++) {
         size_t n = 0, oplen;
         unsigned char *op = NULL;
