@@ -82,6 +82,17 @@ const struct rio_settings_owner *rio__store_settings_owner_at(int i)
     return NULL;
 }
 
+int rio__store_has_locks(const char *name, const char **driver)
+{
+    const struct rio_store_ops *ops = rio__store_find(name, &name);
+    /* a wrapper has an optional operation only where its inner driver has
+     * it (wrap.c): the innermost driver decides */
+    while (ops && ops->wraps)
+        ops = rio__store_find(name, &name);
+    *driver = ops ? ops->name : "unknown";
+    return ops && ops->lock;
+}
+
 const struct rio_store_ops *rio__store_find(const char *name, const char **path_out)
 {
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
