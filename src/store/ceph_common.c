@@ -97,8 +97,9 @@ static int conn_new(struct rio_ceph_client *c, const char *conf, int timeout, vo
     }
     r = c->start(h);
     if (r < 0) {
-        rio__err_detail("%s: cannot %s %s (%s; resonio_ceph_timeout %d s)", c->drv,
-                        c->start_what, shown, strerror(-r), timeout);
+        /* the library's error is the message's own cause: not repeated */
+        rio__err_detail("%s: cannot %s %s (resonio_ceph_timeout %d s)", c->drv, c->start_what,
+                        shown, timeout);
         /* no file system, or a configuration the library takes badly: not
          * the file's absence nor a bad argument of the caller's */
         if (r == -ENOENT || r == -EINVAL)

@@ -572,9 +572,8 @@ static int rf_new(const char *path, const struct rio_hints *hints, struct rfile 
     rc = lib.rados_ioctx_create(rf->conn->handle, rf->pool, &rf->io);
     if (rc < 0) {
         rf->io = NULL;
-        rio__err_detail("rados: no pool '%s' in the cluster of %s (%s)", rf->pool,
-                        *rf->conn->conf ? rf->conn->conf : "the default configuration",
-                        strerror(-rc));
+        rio__err_detail("rados: no pool '%s' in the cluster of %s", rf->pool,
+                        *rf->conn->conf ? rf->conn->conf : "the default configuration");
     }
 out:
     if (rc) {
@@ -621,11 +620,12 @@ static int r_open(struct rio_store *st, const char *path, int oflags, mode_t per
     if (rc == 0 && !created && (oflags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
         rc = -EEXIST;
     if (rc < 0) {
+        /* short: the edge keeps 255 characters, and the file's name (in
+         * the message's head) must survive */
         if (rc == -ENOENT)
-            rio__err_detail("rados: no file '%s' in pool %s (no object %s)", rf->name,
-                            rf->pool, rf->oid0);
+            rio__err_detail("rados: no object 0 of it in pool %s", rf->pool);
         else if (rc == -EEXIST)
-            rio__err_detail("rados: file '%s' exists in pool %s", rf->name, rf->pool);
+            rio__err_detail("rados: its object 0 exists in pool %s", rf->pool);
         goto out;
     }
     if (wanted && (oflags & O_CREAT) && !created &&
@@ -743,7 +743,7 @@ static int r_remove(const char *path, const struct rio_hints *hints)
         rc = lib.rados_remove(rf->io, rf->oid0);
 out:
     if (rc == -ENOENT)
-        rio__err_detail("rados: no file '%s' in pool %s", rf->name, rf->pool);
+        rio__err_detail("rados: no object 0 of it in pool %s", rf->pool);
     rf_free(rf);
     return rc;
 }

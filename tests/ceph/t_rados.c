@@ -2,9 +2,9 @@
  * t_rados.c — the rados: driver (a file as striped RADOS objects), checked
  * against the objects themselves read with librados (rados_test.h), never
  * only through resonio.  -pool names the pool (the cluster's "resonio"),
- * -fname gives the file's name (rados:POOL/<fname without its leading
- * '/'>), -ceph_dir and -tool the cluster's directory and tools/resonio-ceph
- * (for the OSDs' request counts).  The cluster's configuration comes from
+ * -fname gives the file's name (rados:POOL/<fname's last component>),
+ * -ceph_dir and -tool the cluster's directory and tools/resonio-ceph (for
+ * the OSDs' request counts).  The cluster's configuration comes from
  * CEPH_CONF.
  *
  *   layout      a file created with striping_unit, striping_factor and
@@ -52,15 +52,13 @@ static const char *pool, *ceph_dir, *tool;
 static char pn[4300];    /* POOL/NAME of rt_fname */
 static char rname[4400]; /* rados:POOL/NAME */
 
-/* POOL/NAME and rados: name of the file with suffix sfx ("" : rt_fname). */
+/* POOL/NAME and rados: name of the file with suffix sfx ("" : none): NAME
+ * is rt_fname's last component (the cluster is this build's own), short,
+ * so that error messages keep it whole. */
 static void names_of(const char *sfx, char *p, size_t pl, char *r, size_t rl)
 {
-    char path[4096];
-    if (*sfx)
-        rt_path(path, sizeof path, sfx);
-    else
-        snprintf(path, sizeof path, "%s", rt_fname);
-    snprintf(p, pl, "%s/%s", pool, path + (path[0] == '/'));
+    const char *base = strrchr(rt_fname, '/') ? strrchr(rt_fname, '/') + 1 : rt_fname;
+    snprintf(p, pl, "%s/%s%s%s", pool, base, *sfx ? "." : "", sfx);
     snprintf(r, rl, "rados:%s", p);
 }
 
