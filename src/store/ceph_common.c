@@ -130,7 +130,7 @@ int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
         if (m) {
             m->refs++;
             *out = m;
-        } else if (!(m = rio__calloc(1, sizeof *m)) || !(m->conf = strdup(conf))) {
+        } else if (!(m = rio__calloc(1, sizeof *m)) || !(m->conf = rio__strdup(conf))) {
             free(m);
             rc = RIO_E_NOMEM;
         } else if ((rc = conn_new(c, conf, s->timeout > 0 ? s->timeout : CEPH_DEFAULT_TIMEOUT,

@@ -163,8 +163,13 @@ static int parse_name(const char *path, char **pool, char **name)
                         !slash ? "no '/'" : slash == path ? "empty pool" : "empty name");
         return RIO_E_BADNAME;
     }
-    *pool = strndup(path, (size_t)(slash - path));
-    *name = strdup(slash + 1);
+    size_t pl = (size_t)(slash - path);
+    *pool = rio__malloc(pl + 1);
+    *name = rio__strdup(slash + 1);
+    if (*pool) {
+        memcpy(*pool, path, pl);
+        (*pool)[pl] = '\0';
+    }
     if (!*pool || !*name) {
         free(*pool);
         free(*name);
@@ -325,7 +330,7 @@ static int cut(const struct rfile *rf, const struct rio_region *file, const stru
                int n, struct piece **out, int *np)
 {
     size_t cap = 16, k = 0;
-    struct piece *p = malloc(cap * sizeof *p);
+    struct piece *p = rio__malloc(cap * sizeof *p);
     if (!p)
         return RIO_E_NOMEM;
     for (int i = 0; i < n; i++) {
@@ -344,7 +349,7 @@ static int cut(const struct rfile *rf, const struct rio_region *file, const stru
                 p[k - 1].len += (size_t)len;
             } else {
                 if (k == cap) {
-                    struct piece *q = realloc(p, 2 * cap * sizeof *p);
+                    struct piece *q = rio__realloc(p, 2 * cap * sizeof *p);
                     if (!q) {
                         free(p);
                         return RIO_E_NOMEM;
@@ -375,10 +380,10 @@ static int per_object(struct rfile *rf, struct piece *p, int np, int write)
     for (int i = 0; i < np; i++)
         ngroups += i == 0 || p[i].obj != p[i - 1].obj;
     size_t oidlen = strlen(rf->name) + OID_HEX + 2;
-    rados_completion_t *cs = calloc((size_t)ngroups, sizeof *cs);
-    void **ops = calloc((size_t)ngroups, sizeof *ops);
-    int *first = calloc((size_t)ngroups + 1, sizeof *first);
-    char *oids = malloc((size_t)ngroups * oidlen);
+    rados_completion_t *cs = rio__calloc((size_t)ngroups, sizeof *cs);
+    void **ops = rio__calloc((size_t)ngroups, sizeof *ops);
+    int *first = rio__calloc((size_t)ngroups + 1, sizeof *first);
+    char *oids = rio__malloc((size_t)ngroups * oidlen);
     if (!cs || !ops || !first || !oids) {
         rc = RIO_E_NOMEM;
         goto out;
@@ -562,7 +567,7 @@ static int rf_new(const char *path, const struct rio_hints *hints, struct rfile 
         return rc;
     }
     size_t n = strlen(rf->name) + OID_HEX + 2;
-    if (!(rf->oid0 = malloc(n))) {
+    if (!(rf->oid0 = rio__malloc(n))) {
         rc = RIO_E_NOMEM;
         goto out;
     }
@@ -689,14 +694,14 @@ static int r_remove(const char *path, const struct rio_hints *hints)
         if (!is_object_of(entry, rf->name, nlen) || !strcmp(entry, rf->oid0))
             continue;
         if (n == cap) {
-            char **q = realloc(found, (cap = cap ? 2 * cap : 64) * sizeof *q);
+            char **q = rio__realloc(found, (cap = cap ? 2 * cap : 64) * sizeof *q);
             if (!q) {
                 rc = RIO_E_NOMEM;
                 break;
             }
             found = q;
         }
-        if (!(found[n] = strdup(entry))) {
+        if (!(found[n] = rio__strdup(entry))) {
             rc = RIO_E_NOMEM;
             break;
         }
@@ -706,7 +711,7 @@ static int r_remove(const char *path, const struct rio_hints *hints)
     if (!rc && r != -ENOENT) /* -ENOENT ends the listing */
         rc = r;
     if (!rc) {
-        rados_completion_t *cs = calloc(n ? n : 1, sizeof *cs);
+        rados_completion_t *cs = rio__calloc(n ? n : 1, sizeof *cs);
         size_t issued = 0;
         if (!cs)
             rc = RIO_E_NOMEM;
@@ -772,8 +777,8 @@ static int shrink(struct rfile *rf, long long size, long long old)
     long long nobj = objects_of(rf, old), first = 0;
     /* objects holding nothing below size past the last that does: removed */
     size_t oidlen = strlen(rf->name) + OID_HEX + 2;
-    rados_completion_t *cs = calloc((size_t)nobj, sizeof *cs);
-    char *oid = malloc(oidlen);
+    rados_completion_t *cs = rio__calloc((size_t)nobj, sizeof *cs);
+    char *oid = rio__malloc(oidlen);
     if (!cs || !oid) {
         free(cs);
         free(oid);
