@@ -62,7 +62,10 @@ int rio__alloc_fail_now(void);
     X(RIO_E_DRIVER, MPI_ERR_BAD_FILE, "unknown storage driver prefix")                  \
     X(RIO_E_OVERFLOW, MPI_ERR_ARG, "offset or size out of range")                       \
     X(RIO_E_SHORT, MPI_ERR_IO, "storage made no progress (zero-length transfer)")          \
-    X(RIO_E_LAYOUT, MPI_ERR_IO, "the storage refuses the file layout asked for")
+    X(RIO_E_LAYOUT, MPI_ERR_IO, "the storage refuses the file layout asked for")         \
+    X(RIO_E_BADNAME, MPI_ERR_BAD_FILE, "invalid file name for its storage driver")      \
+    X(RIO_E_NOLOCK, MPI_ERR_UNSUPPORTED_OPERATION,                                      \
+      "the storage has no byte-range locks, which atomic mode needs")
 
 enum rio_err {
     RIO_E__FIRST = RIO_E_BASE,

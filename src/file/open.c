@@ -529,9 +529,15 @@ int rio_file_set_atomicity(rio_file *fh, int flag)
     if (err)
         return rio__file_return(fh, err, "MPI_File_set_atomicity");
     flag = !!flag;
+    const char *drv = NULL;
     if (!same_everywhere(fh, flag)) {
         err = RIO_E_NOT_SAME;
         rio__err_detail("flag differs between ranks");
+    } else if (flag && !rio__store_has_locks(fh->filename, &drv)) {
+        /* atomic mode locks every access: without locks it would promise
+         * what it cannot keep */
+        err = RIO_E_NOLOCK;
+        rio__err_detail("the %s driver has no byte-range locks", drv);
     }
     err = rio__agree(fh->comm, err);
     if (!err)

@@ -6,7 +6,8 @@
  * system (relative paths start at its root).  All open files of a process
  * that name the same configuration share one mount, made at the first
  * open and unmounted when the last file closes (a reference count under a
- * mutex, so threads may open and close files at once).  Measured here
+ * mutex, so threads may open and close files at once: ceph_common.c, shared
+ * with the rados: driver, as are the hints).  Measured here
  * (memstore cluster, 2-core machine): the first open of a process 100-110
  * ms (loading the library about half of it), a later one that mounts again
  * 40-57 ms, the unmount at the last close 14-24 ms (once 1 s).  A mount is
@@ -52,22 +53,21 @@
 
 #ifdef RIO_HAVE_CEPHFS
 
+#include "ceph_common.h"
+
 #include <cephfs/libcephfs.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define XFER_CAP ((size_t)1 << 30) /* libcephfs returns byte counts as int */
-#define CEPH_LIB "libcephfs.so.2"
 #define CEPH_DEFAULT_OBJECT_SIZE (4LL << 20) /* CephFS's default: 4 MiB unit and object */
 #define CEPH_MIN_UNIT 65536
 
-/* ---- the library, loaded at first use ----------------------------------- */
+/* ---- the library, loaded at first use (ceph_common.c) -------------------- */
 
 #define CEPH_CALLS(X)                                                                       \
     X(ceph_create) X(ceph_conf_read_file) X(ceph_conf_set) X(ceph_mount) X(ceph_unmount)    \
@@ -83,180 +83,67 @@ static struct {
     CEPH_CALLS(DECL)
 #undef DECL
 } lib;
-static int lib_state; /* 0 not tried, 1 loaded, -1 failed (guarded by mounts_mu) */
-static char lib_error[256];
+#define NAME(f) #f,
+static const char *const lib_names[] = {CEPH_CALLS(NAME)};
+#undef NAME
+#define SLOT(f) (void **)&lib.f,
+static void **const lib_slots[] = {CEPH_CALLS(SLOT)};
+#undef SLOT
 
-/* Load libcephfs and resolve every call (caller holds mounts_mu). */
-static int lib_load(void)
+/* ---- one mount per configuration, shared (ceph_common.c) ------------------ */
+
+/* The steps of a mount (ceph_common.c runs them). */
+static int cm_create(void **h)
 {
-    if (lib_state == 0) {
-        void *h = dlopen(CEPH_LIB, RTLD_NOW | RTLD_LOCAL);
-        const char *miss = NULL;
-        if (!h) {
-            snprintf(lib_error, sizeof lib_error, "%s", dlerror());
-        } else {
-#define RESOLVE(f)                                              \
-    if (!miss && !(*(void **)&lib.f = dlsym(h, #f)))            \
-        miss = #f;
-            CEPH_CALLS(RESOLVE)
-#undef RESOLVE
-            if (miss)
-                snprintf(lib_error, sizeof lib_error, "%s lacks %s", CEPH_LIB, miss);
-        }
-        /* Never dlclose'd: a C++ library's static state outlives its
-         * users badly, and a second load would cost as much again. */
-        lib_state = h && !miss ? 1 : -1;
-    }
-    if (lib_state < 0) {
-        rio__err_detail("cephfs: cannot load %s (%s): install libcephfs2", CEPH_LIB, lib_error);
-        return -ENOSYS;
-    }
-    return 0;
+    return lib.ceph_create((struct ceph_mount_info **)h, NULL);
 }
-
-/* ---- the driver's hints ----------------------------------------------------- */
-
-struct cephfs_settings {
-    char *conf;  /* owned; NULL: CEPH_CONF, else libcephfs's search */
-    int timeout; /* seconds */
-};
-
-#define F(m) offsetof(struct cephfs_settings, m)
-static const struct rio_setting cephfs_keys[] = {
-    {"resonio_ceph_conf", RIO_SET_STR, F(conf), NULL, RIO_SET_OPEN_ONLY,
-     "Ceph configuration file of the cephfs: driver (else CEPH_CONF)", NULL, NULL},
-    {"resonio_ceph_timeout", RIO_SET_INT, F(timeout), "30", RIO_SET_OPEN_ONLY,
-     "seconds the cephfs: driver waits for the cluster (mount, monitor and OSD requests)",
-     NULL, NULL},
-};
-#undef F
-
-static const struct rio_settings_owner cephfs_owner =
-    RIO_SETTINGS_OWNER("cephfs", struct cephfs_settings, cephfs_keys);
-
-/* ---- one mount per configuration, shared ----------------------------------- */
-
-struct cmount {
-    struct cmount *next;
-    char *conf; /* "" for libcephfs's own search */
-    struct ceph_mount_info *cm;
-    int refs;
-};
-
-static pthread_mutex_t mounts_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct cmount *mounts;
-
-static int conf_set(struct ceph_mount_info *cm, const char *key, const char *val,
-                    const char *conf)
+static int cm_read_conf(void *h, const char *path)
 {
-    int r = lib.ceph_conf_set(cm, key, val);
-    if (r < 0)
-        rio__err_detail("cephfs: cannot set %s=%s for the cluster of %s (%s)", key, val, conf,
-                        strerror(-r));
-    return r;
+    return lib.ceph_conf_read_file(h, path);
 }
-
-/* A new mount of the cluster conf names ("" : the default search). */
-static int mount_new(const char *conf, int timeout, struct cmount **out)
+static int cm_set(void *h, const char *key, const char *val)
 {
-    struct cmount *m = rio__calloc(1, sizeof *m);
-    const char *shown = *conf ? conf : "the default configuration";
-    char tv[32];
-    int r;
-    if (!m || !(m->conf = strdup(conf))) {
-        free(m);
-        return RIO_E_NOMEM;
-    }
-    r = lib.ceph_create(&m->cm, NULL);
-    if (r < 0) {
-        rio__err_detail("cephfs: cannot make a client of %s (%s)", shown, strerror(-r));
-        m->cm = NULL;
-        goto out;
-    }
-    r = lib.ceph_conf_read_file(m->cm, *conf ? conf : NULL);
-    if (r < 0) {
-        rio__err_detail("cephfs: cannot read the Ceph configuration %s (%s)", shown,
-                        strerror(-r));
-        r = -EIO; /* not the file's absence (ENOENT would say so) */
-        goto out;
-    }
-    snprintf(tv, sizeof tv, "%d", timeout);
-    if ((r = conf_set(m->cm, "client_mount_timeout", tv, shown)) < 0 ||
-        (r = conf_set(m->cm, "rados_mon_op_timeout", tv, shown)) < 0 ||
-        (r = conf_set(m->cm, "rados_osd_op_timeout", tv, shown)) < 0)
-        goto out;
-    r = lib.ceph_mount(m->cm, "/");
-    if (r < 0) {
-        rio__err_detail("cephfs: cannot mount the file system of %s (%s; "
-                        "resonio_ceph_timeout %d s)",
-                        shown, strerror(-r), timeout);
-        /* no file system, or a configuration libcephfs takes badly: not the
-         * file's absence nor a bad argument of the caller's */
-        if (r == -ENOENT || r == -EINVAL)
-            r = -EIO;
-    }
-out:
-    if (r < 0) {
-        if (m->cm)
-            lib.ceph_release(m->cm);
-        free(m->conf);
-        free(m);
-        return r;
-    }
-    m->refs = 1;
-    *out = m;
-    return 0;
+    return lib.ceph_conf_set(h, key, val);
 }
-
-/* The shared mount for the hints' configuration, mounted if need be; one
- * more reference.  -errno with a detail on failure. */
-static int mount_get(const struct rio_hints *hints, struct cmount **out)
+static int cm_mount(void *h)
 {
-    const struct cephfs_settings *s = rio__settings_get(hints, &cephfs_owner);
-    const char *conf = s->conf ? s->conf : getenv("CEPH_CONF");
-    int rc = 0;
-    if (!conf)
-        conf = "";
-    pthread_mutex_lock(&mounts_mu);
-    if ((rc = lib_load()) == 0) {
-        struct cmount *m = mounts;
-        while (m && strcmp(m->conf, conf))
-            m = m->next;
-        if (m) {
-            m->refs++;
-            *out = m;
-        } else if ((rc = mount_new(conf, s->timeout > 0 ? s->timeout : 30, out)) == 0) {
-            (*out)->next = mounts;
-            mounts = *out;
-        }
-    }
-    pthread_mutex_unlock(&mounts_mu);
+    return lib.ceph_mount(h, "/");
+}
+static void cm_release(void *h)
+{
+    lib.ceph_release(h);
+}
+static int cm_unmount(void *h)
+{
+    int rc = lib.ceph_unmount(h);
+    lib.ceph_release(h);
     return rc;
 }
 
-/* One reference less; the last unmounts.  Returns the unmount's error. */
-static int mount_put(struct cmount *m)
-{
-    int rc = 0;
-    pthread_mutex_lock(&mounts_mu);
-    if (--m->refs == 0) {
-        struct cmount **p = &mounts;
-        while (*p != m)
-            p = &(*p)->next;
-        *p = m->next;
-        rc = lib.ceph_unmount(m->cm);
-        lib.ceph_release(m->cm);
-        free(m->conf);
-        free(m);
-    }
-    pthread_mutex_unlock(&mounts_mu);
-    return rc;
-}
+static struct rio_ceph_client client = {
+    .drv = "cephfs",
+    .soname = "libcephfs.so.2",
+    .package = "libcephfs2",
+    .names = lib_names,
+    .slots = lib_slots,
+    .ncalls = (int)(sizeof lib_names / sizeof lib_names[0]),
+    .create = cm_create,
+    .read_conf = cm_read_conf,
+    .set = cm_set,
+    .start = cm_mount,
+    .start_what = "mount the file system of",
+    .release = cm_release,
+    .disconnect = cm_unmount,
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* The mount's handle. */
+#define CM(cf) ((struct ceph_mount_info *)(cf)->m->handle)
 
 /* ---- open files --------------------------------------------------------------- */
 
 struct cfile {
-    struct cmount *m;
+    struct rio_ceph_conn *m;
     int fd;
     int accmode;           /* O_RDONLY / O_WRONLY / O_RDWR */
     char *path;            /* owned: for the lock handle */
@@ -272,7 +159,7 @@ static struct cfile *cf_of(struct rio_store *st)
 
 static int get_layout(struct cfile *cf, struct rio_layout *l)
 {
-    struct ceph_mount_info *cm = cf->m->cm;
+    struct ceph_mount_info *cm = CM(cf);
     int su = lib.ceph_get_file_stripe_unit(cm, cf->fd);
     int sc = lib.ceph_get_file_stripe_count(cm, cf->fd);
     int os = lib.ceph_get_file_object_size(cm, cf->fd);
@@ -315,7 +202,7 @@ static int layout_apply(struct cfile *cf, const char *path, const struct rio_hin
          want.object_size == cur.object_size))
         return 0;
     layout_str(val, sizeof val, &want);
-    r = lib.ceph_fstatx(cf->m->cm, cf->fd, &stx, CEPH_STATX_SIZE, 0);
+    r = lib.ceph_fstatx(CM(cf), cf->fd, &stx, CEPH_STATX_SIZE, 0);
     if (r < 0)
         return r;
     if (stx.stx_size > 0) {
@@ -329,7 +216,7 @@ static int layout_apply(struct cfile *cf, const char *path, const struct rio_hin
     }
     snprintf(attr, sizeof attr, "stripe_unit=%lld stripe_count=%d object_size=%lld",
              want.unit, want.count, want.object_size);
-    r = lib.ceph_fsetxattr(cf->m->cm, cf->fd, "ceph.file.layout", attr, strlen(attr), 0);
+    r = lib.ceph_fsetxattr(CM(cf), cf->fd, "ceph.file.layout", attr, strlen(attr), 0);
     if (r < 0) {
         rio__err_detail("CephFS refuses the layout %s (%s; units of %d dividing the object "
                         "size)", val, strerror(-r), CEPH_MIN_UNIT);
@@ -357,7 +244,7 @@ static int c_open(struct rio_store *st, const char *path, int oflags, mode_t per
         free(cf);
         return rc;
     }
-    if ((rc = mount_get(hints, &cf->m)))
+    if ((rc = rio__ceph_conn_get(&client, hints, &cf->m)))
         goto out;
     /* O_APPEND dropped as in posix.c: writes are positional, the file
      * layer places the pointers at the end itself. */
@@ -367,7 +254,7 @@ static int c_open(struct rio_store *st, const char *path, int oflags, mode_t per
         /* The unit and count the hints leave out: CephFS's defaults (0);
          * the object size is whole units of CephFS's default. */
         const struct rio_store_settings *s = rio__store_settings(hints);
-        rc = lib.ceph_open_layout(cf->m->cm, path, oflags, perm,
+        rc = lib.ceph_open_layout(CM(cf), path, oflags, perm,
                                   s->striping_unit > 0 ? (int)want.unit : 0,
                                   s->striping_factor > 0 ? want.count : 0,
                                   (int)want.object_size, NULL);
@@ -382,7 +269,7 @@ static int c_open(struct rio_store *st, const char *path, int oflags, mode_t per
             goto out;
         }
     } else {
-        rc = lib.ceph_open(cf->m->cm, path, oflags, perm);
+        rc = lib.ceph_open(CM(cf), path, oflags, perm);
     }
     if (rc < 0) {
         rio__err_detail("cephfs: cannot open '%s' (%s)", path, strerror(-rc));
@@ -395,9 +282,9 @@ static int c_open(struct rio_store *st, const char *path, int oflags, mode_t per
 out:
     if (rc) {
         if (cf->fd >= 0)
-            lib.ceph_close(cf->m->cm, cf->fd);
+            lib.ceph_close(CM(cf), cf->fd);
         if (cf->m)
-            mount_put(cf->m);
+            rio__ceph_conn_put(&client, cf->m);
         pthread_mutex_destroy(&cf->lk_mu);
         free(cf->path);
         free(cf);
@@ -414,13 +301,13 @@ static int c_close(struct rio_store *st)
     int rc, r;
     if (!cf)
         return 0;
-    cm = cf->m->cm;
+    cm = CM(cf);
     if (cf->lk_fh) { /* drops the locks still held */
         lib.ceph_ll_close(cm, cf->lk_fh);
         lib.ceph_ll_put(cm, cf->lk_in);
     }
     rc = lib.ceph_close(cm, cf->fd);
-    if ((r = mount_put(cf->m)) && !rc)
+    if ((r = rio__ceph_conn_put(&client, cf->m)) && !rc)
         rc = r;
     pthread_mutex_destroy(&cf->lk_mu);
     free(cf->path);
@@ -431,12 +318,12 @@ static int c_close(struct rio_store *st)
 
 static int c_remove(const char *path, const struct rio_hints *hints)
 {
-    struct cmount *m = NULL;
-    int rc = mount_get(hints, &m);
+    struct rio_ceph_conn *m = NULL;
+    int rc = rio__ceph_conn_get(&client, hints, &m);
     if (rc)
         return rc;
-    rc = lib.ceph_unlink(m->cm, path);
-    mount_put(m);
+    rc = lib.ceph_unlink(m->handle, path);
+    rio__ceph_conn_put(&client, m);
     return rc;
 }
 
@@ -446,7 +333,7 @@ static int c_get_size(struct rio_store *st, MPI_Offset *size)
 {
     struct cfile *cf = cf_of(st);
     struct ceph_statx stx;
-    int r = lib.ceph_fstatx(cf->m->cm, cf->fd, &stx, CEPH_STATX_SIZE, 0);
+    int r = lib.ceph_fstatx(CM(cf), cf->fd, &stx, CEPH_STATX_SIZE, 0);
     if (r < 0)
         return r;
     *size = (MPI_Offset)stx.stx_size;
@@ -457,7 +344,7 @@ static int c_set_size(struct rio_store *st, MPI_Offset size)
 {
     if (size < 0)
         return RIO_E_ARG;
-    return lib.ceph_ftruncate(cf_of(st)->m->cm, cf_of(st)->fd, size);
+    return lib.ceph_ftruncate(CM(cf_of(st)), cf_of(st)->fd, size);
 }
 
 /* CephFS allocates objects as they are written: mode 0 makes the size
@@ -469,13 +356,13 @@ static int c_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
         return RIO_E_ARG;
     if (len == 0)
         return 0;
-    return lib.ceph_fallocate(cf_of(st)->m->cm, cf_of(st)->fd, 0, off, len);
+    return lib.ceph_fallocate(CM(cf_of(st)), cf_of(st)->fd, 0, off, len);
 }
 
 /* Data and metadata (the size lives with the MDS). */
 static int c_sync(struct rio_store *st)
 {
-    return lib.ceph_fsync(cf_of(st)->m->cm, cf_of(st)->fd, 0);
+    return lib.ceph_fsync(CM(cf_of(st)), cf_of(st)->fd, 0);
 }
 
 static int c_layout(struct rio_store *st, struct rio_layout *out)
@@ -489,7 +376,7 @@ static ssize_t c_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset o
 {
     if (off < 0) /* libcephfs would read at its own file position */
         return RIO_E_ARG;
-    return lib.ceph_read(cf_of(st)->m->cm, cf_of(st)->fd, buf, (int64_t)RIO_MIN(len, XFER_CAP),
+    return lib.ceph_read(CM(cf_of(st)), cf_of(st)->fd, buf, (int64_t)RIO_MIN(len, XFER_CAP),
                          off);
 }
 
@@ -497,7 +384,7 @@ static ssize_t c_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_O
 {
     if (off < 0)
         return RIO_E_ARG;
-    return lib.ceph_write(cf_of(st)->m->cm, cf_of(st)->fd, buf,
+    return lib.ceph_write(CM(cf_of(st)), cf_of(st)->fd, buf,
                           (int64_t)RIO_MIN(len, XFER_CAP), off);
 }
 
@@ -507,7 +394,7 @@ static ssize_t c_preadv(struct rio_store *st, const struct iovec *iov, int iovcn
 {
     if (off < 0)
         return RIO_E_ARG;
-    return lib.ceph_preadv(cf_of(st)->m->cm, cf_of(st)->fd, iov, iovcnt, off);
+    return lib.ceph_preadv(CM(cf_of(st)), cf_of(st)->fd, iov, iovcnt, off);
 }
 
 static ssize_t c_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt,
@@ -515,7 +402,7 @@ static ssize_t c_pwritev(struct rio_store *st, const struct iovec *iov, int iovc
 {
     if (off < 0)
         return RIO_E_ARG;
-    return lib.ceph_pwritev(cf_of(st)->m->cm, cf_of(st)->fd, iov, iovcnt, off);
+    return lib.ceph_pwritev(CM(cf_of(st)), cf_of(st)->fd, iov, iovcnt, off);
 }
 
 /* ---- locks ------------------------------------------------------------------- */
@@ -523,7 +410,7 @@ static ssize_t c_pwritev(struct rio_store *st, const struct iovec *iov, int iovc
 /* The low-level handle the locks go through, made at the first lock. */
 static int lock_handle(struct cfile *cf)
 {
-    struct ceph_mount_info *cm = cf->m->cm;
+    struct ceph_mount_info *cm = CM(cf);
     int r = 0;
     pthread_mutex_lock(&cf->lk_mu);
     if (!cf->lk_fh) {
@@ -563,7 +450,7 @@ static int c_lockop(struct rio_store *st, short type, MPI_Offset off, MPI_Offset
     fl.l_start = off;
     fl.l_len = len; /* 0: to the end and beyond, as fcntl has it */
     do
-        r = lib.ceph_ll_setlk(cf->m->cm, cf->lk_fh, &fl, (uint64_t)(uintptr_t)cf, 1);
+        r = lib.ceph_ll_setlk(CM(cf), cf->lk_fh, &fl, (uint64_t)(uintptr_t)cf, 1);
     while (r == -EINTR);
     return r;
 }
@@ -584,7 +471,7 @@ static int c_servers(struct rio_store *st, long long first, int n, int *out)
         long long obj = first + i;
         int64_t off = ((obj / l.count) * spo * l.count + obj % l.count) * l.unit;
         int osds[16];
-        int got = lib.ceph_get_file_extent_osds(cf->m->cm, cf->fd, off, NULL, osds, 16);
+        int got = lib.ceph_get_file_extent_osds(CM(cf), cf->fd, off, NULL, osds, 16);
         if (got < 0)
             return got;
         if (got == 0)
@@ -622,7 +509,7 @@ const struct rio_store_ops rio__store_cephfs = {
     .unlock = c_unlock,
     .layout = c_layout,
     .servers = c_servers,
-    .settings = &cephfs_owner,
+    .settings = &rio__ceph_settings_owner,
 };
 
 #endif /* RIO_HAVE_CEPHFS */

@@ -23,6 +23,11 @@ RIO_STORE_PREFIX("cephfs:", cephfs) /* CephFS through libcephfs, in user space *
 #else
 RIO_STORE_ABSENT("cephfs:")
 #endif
+#ifdef RIO_HAVE_RADOS                 /* CMake found librados's header */
+RIO_STORE_PREFIX("rados:", rados)   /* RADOS objects of a pool, striped */
+#else
+RIO_STORE_ABSENT("rados:")
+#endif
 RIO_STORE_ABSENT("pvfs2:")
 RIO_STORE_ABSENT("gpfs:")
 RIO_STORE_ABSENT("daos:")

@@ -50,9 +50,12 @@
  * empty, as ROMIO's Lustre driver sets a new file's striping; CephFS
  * refuses a layout change on a file with data, so asking a different
  * layout of an existing non-empty file at create fails with RIO_E_LAYOUT
- * rather than leaving the file other than asked.
+ * rather than leaving the file other than asked.  Which OSD holds each
+ * object (.servers) is the monitor's answer, asked through the rados:
+ * driver's connection (the mount has no call for it).
  */
 #include "store.h"
+#include "ceph_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -220,6 +223,33 @@ static int ceph_layout_apply(struct pfile *pf, const char *path, const struct ri
     }
     ceph_layout_read(pf->fd, cur);
     return 0;
+}
+
+/* On CephFS: the primary OSD of each object, from the cluster's monitor
+ * through rados:'s connection to the cluster the hints name
+ * (resonio_ceph_conf, else CEPH_CONF, else librados's search).  The
+ * objects are <inode in hex>.<object number, 8 hex digits> in the file's
+ * pool; the mount reports both. */
+static int posix_servers(struct rio_store *st, long long first, int n, int *out)
+{
+#ifdef RIO_HAVE_RADOS
+    struct pfile *pf = pf_of(st);
+    char pool[256], ino[32];
+    struct stat sb;
+    if (!pf->ceph.known)
+        return -EOPNOTSUPP;
+    ssize_t k = fgetxattr(pf->fd, CEPH_LAYOUT_XATTR ".pool", pool, sizeof pool - 1);
+    if (k <= 0)
+        return k < 0 ? -errno : -EPROTO;
+    pool[k] = '\0';
+    if (fstat(pf->fd, &sb) < 0)
+        return -errno;
+    snprintf(ino, sizeof ino, "%llx", (unsigned long long)sb.st_ino);
+    return rio__rados_osds(st->hints, pool, ino, 8, first, n, out);
+#else
+    (void)st, (void)first, (void)n, (void)out;
+    return -EOPNOTSUPP; /* a build without librados asks no monitor */
+#endif
 }
 
 static int posix_layout(struct rio_store *st, struct rio_layout *out)
@@ -816,6 +846,7 @@ const struct rio_store_ops rio__store_posix = {
     .lock = posix_lock,
     .unlock = posix_unlock,
     .layout = posix_layout, /* CephFS's; elsewhere the striping hints */
+    .servers = posix_servers, /* CephFS's OSDs */
     .is_direct = posix_is_direct,
     .notes = posix_notes,
     .prefetch = posix_prefetch,

@@ -4,8 +4,8 @@
  * Drivers are found by the prefix of the file name, as ROMIO does it
  * (drivers.h, the one list of prefixes): "posix:" (and ROMIO's "ufs:", "nfs:", "lustre:", which this build serves
  * with the posix driver), "fault:", "delay:", "emu:" (the client of
- * resonio-emud) and, where libcephfs's header was found at build time,
- * "cephfs:" (refused otherwise).  A name whose text before the first
+ * resonio-emud) and, where libcephfs's and librados's headers were found
+ * at build time, "cephfs:" and "rados:" (refused otherwise).  A name whose text before the first
  * colon is not a driver we know is an ordinary path for the posix driver,
  * so "run:3/out.dat" works; only prefixes of drivers that exist elsewhere
  * but not in this build ("pvfs2:", ...) are refused.  The wrapping drivers
@@ -80,6 +80,17 @@ const struct rio_settings_owner *rio__store_settings_owner_at(int i)
             return o;
     }
     return NULL;
+}
+
+int rio__store_has_locks(const char *name, const char **driver)
+{
+    const struct rio_store_ops *ops = rio__store_find(name, &name);
+    /* a wrapper has an optional operation only where its inner driver has
+     * it (wrap.c): the innermost driver decides */
+    while (ops && ops->wraps)
+        ops = rio__store_find(name, &name);
+    *driver = ops ? ops->name : "unknown";
+    return ops && ops->lock;
 }
 
 const struct rio_store_ops *rio__store_find(const char *name, const char **path_out)

@@ -196,6 +196,11 @@ const struct rio_settings_owner *rio__store_settings_owner_at(int i);
  *  its prefix (pointer into name).  Returns NULL for an unknown prefix. */
 const struct rio_store_ops *rio__store_find(const char *name, const char **path_out);
 
+/** 1 when files of name have byte-range locks (the innermost driver its
+ *  prefixes name has lock), else 0; *driver is that driver's name (static).
+ *  Local; opens nothing. */
+int rio__store_has_locks(const char *name, const char **driver);
+
 /** Open: finds the driver, allocates nothing beyond the driver's state.
  *  Sets st->ops, priv, hints (borrowed: must outlive the open file) and
  *  resets the scratch fields and trace; st->stats is the caller's to set.  On failure

@@ -7,7 +7,8 @@
  *            resonio_object_size has that layout in CephFS (read back
  *            through the ceph.file.layout attribute, not through resonio),
  *            MPI_File_get_info reports it, and a collective write under
- *            stripe plans over that many targets; every byte of the file
+ *            stripe plans over the OSDs that hold the file's objects (the
+ *            monitor's map, through CEPH_CONF); every byte of the file
  *            verified through POSIX
  *   read     reopened without hints: get_info and the collective engine
  *            use the file's layout, not a one-target default
@@ -92,8 +93,10 @@ static void test_set_and_read(void)
               "set: CephFS has stripe_unit %lld stripe_count %lld object_size %lld, expected "
               "%d %d %d", gu, gc, go, SU, SC, OS);
         check_info(fh, "set", SU, SC, OS);
-        int T = write_blocks(fh, 0);
-        CHECK(T == SC, "set: stripe planned over %d targets, expected %d", T, SC);
+        int T = write_blocks(fh, 0),
+            want = ceph_map_targets(fh, (long long)rt_nprocs * PER_RANK, SC, OS);
+        CHECK(T == want && want >= 1,
+              "set: stripe planned over %d targets, the file's objects lie on %d OSDs", T, want);
         RT_OK(rio_file_close(&fh));
     }
     MPI_Info_free(&info);
@@ -104,8 +107,10 @@ static void test_set_and_read(void)
     if (RT_OK(rio_file_open(MPI_COMM_WORLD, rt_fname, MPI_MODE_RDWR, info, &fh))) {
         check_info(fh, "read", SU, SC, OS);
         long long base = (long long)rt_nprocs * PER_RANK;
-        int T = write_blocks(fh, base);
-        CHECK(T == SC, "read: stripe planned over %d targets, expected %d", T, SC);
+        int T = write_blocks(fh, base), want = ceph_map_targets(fh, 2 * base, SC, OS);
+        CHECK(T == want && want >= 1,
+              "read: stripe planned over %d targets, the file's objects lie on %d OSDs", T,
+              want);
         struct rio_coll_info ci;
         memset(&ci, 0, sizeof ci);
         ci.size = sizeof ci;

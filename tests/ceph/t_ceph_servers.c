@@ -15,9 +15,12 @@
  *              the map, ascending, gives each of them requests, and says
  *              nothing of stripe columns;
  *   data       every byte, read through the mount;
- *   fallback   the same file opened through the mount (the posix driver,
- *              which has no map) plans over stripe columns: target_server
- *              is -1, ntargets the stripe count, and the reason says why.
+ *   mount      through the ceph-fuse mount (the posix driver, which asks
+ *              the monitor through librados) the map is the same;
+ *   fallback   through the mount with a configuration file that does not
+ *              exist, no map: the engine plans over stripe columns,
+ *              target_server is -1, ntargets the stripe count, and the
+ *              reason says why.
  */
 #include "resonio.h"
 #include "../mpi/rtest.h"
@@ -96,7 +99,7 @@ static void check_against_monitor(const int *srv)
     printf("%d objects: the engine's map equals the monitor's for %d\n", NOBJ, same);
 }
 
-static void test_map(void)
+static void test_map(int *srv)
 {
     char name[4300];
     snprintf(name, sizeof name, "cephfs:%s", rt_fname + strlen(mnt));
@@ -112,7 +115,6 @@ static void test_map(void)
     if (!RT_OK(rc))
         return;
     ceph_write_blocks(fh, PER_RANK);
-    int srv[NOBJ + 4];
     RT_OK(rio_file_get_servers(fh, 0, NOBJ + 4, srv));
     for (int i = 0; i < NOBJ; i++)
         CHECK(srv[i] >= 0, "object %d has no server in the engine's map", i);
@@ -169,9 +171,30 @@ static void test_map(void)
     }
 }
 
-static void test_fallback(void)
+/* Through the mount (the posix driver): the same map, from the monitor. */
+static void test_mount(const int *want)
 {
     MPI_Info info = rt_info("resonio_strategy", "target_first", NULL);
+    rio_file *fh;
+    int rc = rio_file_open(MPI_COMM_WORLD, rt_fname, MPI_MODE_RDWR, info, &fh);
+    MPI_Info_free(&info);
+    if (!RT_OK(rc))
+        return;
+    ceph_write_blocks(fh, PER_RANK);
+    int srv[NOBJ];
+    RT_OK(rio_file_get_servers(fh, 0, NOBJ, srv));
+    RT_OK(rio_file_close(&fh));
+    for (int i = 0; i < NOBJ; i++)
+        CHECK(srv[i] == want[i], "object %d: OSD %d through the mount, %d through cephfs:", i,
+              srv[i], want[i]);
+}
+
+/* A configuration that names no cluster: no map, stripe columns. */
+static void test_fallback(void)
+{
+    char conf[4200];
+    snprintf(conf, sizeof conf, "%s.absent.conf", rt_fname);
+    MPI_Info info = rt_info("resonio_strategy", "target_first", "resonio_ceph_conf", conf, NULL);
     rio_file *fh;
     int rc = rio_file_open(MPI_COMM_WORLD, rt_fname, MPI_MODE_RDWR, info, &fh);
     MPI_Info_free(&info);
@@ -208,7 +231,9 @@ int main(int argc, char **argv)
           rt_fname, mnt);
     if (rt_errs)
         return rt_finish();
-    test_map();
+    int srv[NOBJ + 4];
+    test_map(srv);
+    test_mount(srv);
     test_fallback();
     if (rt_rank == 0)
         unlink(rt_fname);

@@ -37,9 +37,6 @@
 #include <fcntl.h>
 #include <time.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -80,31 +77,20 @@ static int write_blocks(rio_file *fh)
     return ci.ntargets;
 }
 
+static unsigned char *mount_slurp(const char *path, long long *len)
+{
+    return RT_SLURP(path, len);
+}
+
 /* Every byte of the file through the mount, on rank 0. */
 static void verify_file(const char *what)
 {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rt_rank == 0) {
-        long long len = 0, size = (long long)rt_nprocs * PER_RANK;
-        unsigned char *all = RT_SLURP(rt_fname, &len);
-        CHECK(len == size, "%s: %s is %lld bytes through the mount, expected %lld", what,
-              rt_fname, len, size);
-        for (int q = 0; all && q < rt_nprocs && len >= (long long)(q + 1) * PER_RANK; q++)
-            CHECK_PAT(all + (long long)q * PER_RANK, PER_RANK, q, (long long)q * PER_RANK,
-                      "%s: rank %d's block read through the mount", what, q);
-        free(all);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    ceph_verify_blocks(mount_slurp, rt_fname, PER_RANK, what, "through the mount");
 }
 
 static void test_layout(void)
 {
-    char su[16], sc[16], os[16];
-    snprintf(su, sizeof su, "%d", SU);
-    snprintf(sc, sizeof sc, "%d", SC);
-    snprintf(os, sizeof os, "%d", OS);
-    MPI_Info info = rt_info("striping_unit", su, "striping_factor", sc, "resonio_object_size", os,
-                            "resonio_strategy", "stripe", NULL);
+    MPI_Info info = ceph_layout_info(SU, SC, OS, "stripe");
     rio_file *fh = NULL;
     if (rt_rank == 0)
         unlink(rt_fname);
@@ -116,18 +102,11 @@ static void test_layout(void)
               "expected %d %d %d", gu, gc, go, SU, SC, OS);
         check_info(fh, "layout");
         int T = write_blocks(fh);
-        /* the targets are the OSDs of the file's objects (one object set) */
-        int srv[SC], distinct = 0;
-        RT_OK(rio_file_get_servers(fh, 0, SC, srv));
-        for (int i = 0; i < SC; i++) {
-            int seen = 0;
-            for (int j = 0; j < i; j++)
-                seen |= srv[j] == srv[i];
-            distinct += !seen && srv[i] >= 0;
-        }
-        CHECK(T == distinct && distinct >= 1,
-              "layout: stripe planned over %d targets, the file's %d objects lie on %d OSDs", T,
-              SC, distinct);
+        /* the targets are the OSDs of the file's objects */
+        int want = ceph_map_targets(fh, (long long)rt_nprocs * PER_RANK, SC, OS);
+        CHECK(T == want && want >= 1,
+              "layout: stripe planned over %d targets, the file's objects lie on %d OSDs", T,
+              want);
         RT_OK(rio_file_close(&fh));
     }
     MPI_Info_free(&info);
@@ -320,65 +299,6 @@ static void test_locks(void)
         unlink(path);
 }
 
-/* A configuration whose monitor is a port bound on 127.0.0.1 that nobody
- * listens on (rank 0 holds it, so no one else can take it meanwhile). */
-static void test_unreachable(void)
-{
-    int s = -1, port = 0;
-    char conf[4096];
-    rt_path(conf, sizeof conf, "bad.conf");
-    if (rt_rank == 0) {
-        struct sockaddr_in a;
-        socklen_t al = sizeof a;
-        memset(&a, 0, sizeof a);
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        s = socket(AF_INET, SOCK_STREAM, 0);
-        if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
-            getsockname(s, (struct sockaddr *)&a, &al) == 0)
-            port = ntohs(a.sin_port);
-        CHECK(port > 0, "unreachable: no port to bind: %s", strerror(errno));
-        FILE *f = fopen(conf, "w");
-        CHECK(f != NULL, "unreachable: cannot write %s", conf);
-        if (f) {
-            fprintf(f, "[global]\nmon host = [v2:127.0.0.1:%d,v1:127.0.0.1:%d]\n"
-                       "auth cluster required = none\nauth service required = none\n"
-                       "auth client required = none\nadmin socket = \nlog file = /dev/null\n",
-                    port, port);
-            fclose(f);
-        }
-    }
-    MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (port > 0) {
-        char tmo[16];
-        snprintf(tmo, sizeof tmo, "%d", TIMEOUT_S);
-        MPI_Info info = rt_info("resonio_ceph_conf", conf, "resonio_ceph_timeout", tmo, NULL);
-        rio_file *fh = NULL;
-        double t0 = MPI_Wtime();
-        int rc = rio_file_open(MPI_COMM_WORLD, rname, MPI_MODE_RDWR, info, &fh);
-        double dt = MPI_Wtime() - t0;
-        if (RT_ERR(rc, MPI_ERR_IO, "MPI_File_open", rname)) {
-            char m[MPI_MAX_ERROR_STRING];
-            rt_errstr(rc, m);
-            /* a rank whose own open failed names the cause; the others
-             * learn that another rank failed */
-            CHECK(strstr(m, "cannot mount") || strstr(m, "another rank"),
-                  "unreachable: cause not named: %s", m);
-        }
-        if (rc == MPI_SUCCESS)
-            rio_file_close(&fh);
-        CHECK(dt < TIMEOUT_S + MARGIN_S, "unreachable: the open took %.1f s, timeout %d s", dt,
-              TIMEOUT_S);
-        MPI_Info_free(&info);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rt_rank == 0) {
-        if (s >= 0)
-            close(s);
-        unlink(conf);
-    }
-}
-
 static void test_absent(void)
 {
     char path[4096], name[4300];
@@ -418,7 +338,7 @@ int main(int argc, char **argv)
     test_atomic();
     test_absent();
     test_locks();
-    test_unreachable();
+    ceph_check_unreachable(rname, "cannot mount", TIMEOUT_S, MARGIN_S);
     if (rt_rank == 0)
         unlink(rt_fname);
     return rt_finish();

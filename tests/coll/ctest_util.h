@@ -19,6 +19,9 @@
 #include "resonio.h"
 #include "../mpi/rtest.h"
 #include "../emu/emu_test.h"
+#ifdef CT_RADOS
+#include "rados_test.h" /* tests/ceph: the objects read with librados */
+#endif
 
 #include <stdint.h>
 
@@ -318,13 +321,46 @@ static inline int ct_cephfs_arg(void)
     return ok ? 0 : -1;
 }
 
+/** -rados POOL (programs built with CT_RADOS, which link librados): resonio
+ *  opens its files as rados:POOL/<path without its leading '/'>, and the
+ *  test reads them back from the RADOS objects with librados, applying the
+ *  striping rule itself (rados_test.h); pre-filling and unlinking go
+ *  through resonio.  NULL: not. */
+static const char *ct_rados_pool;
+
+/** Take -rados POOL; 0 on success (also without it), -1 when the program
+ *  was built without librados (reported). */
+static inline int ct_rados_arg(void)
+{
+    const char *p = rt_arg("-rados");
+    if (!p)
+        return 0;
+#ifdef CT_RADOS
+    ct_rados_pool = p;
+    return 0;
+#else
+    CHECK(0, "-rados %s: this program was built without librados", p);
+    return -1;
+#endif
+}
+
+/** Whether resonio's files live where only resonio (or librados) reaches
+ *  them, not in a POSIX path: emu, rados. */
+static inline int ct_through_rio(void)
+{
+    return ct_emu || ct_rados_pool;
+}
+
 /** The name resonio opens for path: emu:<path> in the emulated storage,
- *  cephfs:/<path below the mount> with -cephfs_mount. */
+ *  cephfs:/<path below the mount> with -cephfs_mount, rados:POOL/<path>
+ *  with -rados. */
 static inline void ct_rio_name(char *out, size_t n, const char *path)
 {
     size_t m = ct_cephfs_mount ? strlen(ct_cephfs_mount) : 0;
     if (m && !strncmp(path, ct_cephfs_mount, m) && path[m] == '/')
         snprintf(out, n, "cephfs:%s", path + m);
+    else if (ct_rados_pool)
+        snprintf(out, n, "rados:%s/%s", ct_rados_pool, path + (path[0] == '/'));
     else
         snprintf(out, n, "%s%s", ct_emu ? "emu:" : "", path);
 }
@@ -332,6 +368,13 @@ static inline void ct_rio_name(char *out, size_t n, const char *path)
 /** resonio's file, read from storage without resonio (malloc'ed). */
 static inline unsigned char *ct_slurp(const char *path, long long *len)
 {
+#ifdef CT_RADOS
+    if (ct_rados_pool) {
+        char name[4300];
+        ct_rio_name(name, sizeof name, path);
+        return rados_t_slurp(name + strlen("rados:"), len);
+    }
+#endif
     if (!ct_emu)
         return RT_SLURP(path, len);
     unsigned char *p = emu_slurp(ct_emu, path, len);
@@ -346,7 +389,7 @@ static inline void ct_fill_rio(const char *path, const void *b, size_t n, long l
                                int trunc)
 {
     if (rt_rank == 0) {
-        if (ct_emu) {
+        if (ct_through_rio()) {
             char name[4300];
             rio_file *f = RIO_FILE_NULL;
             MPI_Status st;
@@ -370,7 +413,7 @@ static inline void ct_fill_rio(const char *path, const void *b, size_t n, long l
 static inline void ct_unlink_rio(const char *path)
 {
     if (rt_rank == 0) {
-        if (ct_emu) {
+        if (ct_through_rio()) {
             char name[4300];
             ct_rio_name(name, sizeof name, path);
             rio_file_delete(name, MPI_INFO_NULL);

@@ -39,6 +39,11 @@
  * makes objects of a few stripes, so the file spans many object sets),
  * and the checks of the strategies' targets follow the file's object map.
  *
+ * With -rados POOL (the program built with CT_RADOS, linking librados)
+ * resonio's files are rados:POOL/<path>, and each is read back from its
+ * RADOS objects with librados by the striping rule (rados_test.h), never
+ * through resonio.  -object_size N adds the hint resonio_object_size.
+ *
  * With -deferred 1 every file is opened with romio_no_indep_rw=true, so
  * ranks other than the first open it only when they touch storage (the
  * deferred-open driver, forwarding datatype requests on emu).
@@ -110,6 +115,7 @@ static const struct config configs[] = {
 static const char *strategy;
 static int nfactor = 4;
 static int unit_bytes = 4096;
+static const char *object_size; /* -object_size: resonio_object_size, NULL: none */
 static int deferred;            /* -deferred 1: romio_no_indep_rw=true (deferred open) */
 static long long object_bytes;  /* -object_size: resonio_object_size at create (CephFS) */
 static rio_file *cur_fh;        /* the configuration's file, for its server map */
@@ -924,7 +930,8 @@ static void run_config(const struct config *cf)
                             "striping_factor", cf->layout ? factor : NULL, "cb_buffer_size",
                             cf->cb ? cbs : NULL, "resonio_ranks_per_node", cf->rpn ? rpn : NULL,
                             "resonio_shm", cf->shm ? "enable" : NULL, "romio_no_indep_rw",
-                            deferred ? "true" : NULL, NULL);
+                            deferred ? "true" : NULL, "resonio_object_size",
+                            cf->layout ? object_size : NULL, NULL);
     char name[4300];
     ct_rio_name(name, sizeof name, path);
     char osz[32];
@@ -1014,6 +1021,7 @@ int main(int argc, char **argv)
     alarm(240);
     strategy = ct_strategy_arg();
     deferred = rt_arg("-deferred") != NULL;
+    object_size = rt_arg("-object_size");
     if (rt_arg("-unit")) { /* a stripe unit the storage takes (CephFS: 64 KiB up) */
         unit_bytes = atoi(rt_arg("-unit"));
         CHECK(unit_bytes >= 512 && 3 * UNIT * nfactor < REGION, "-unit %d: 512 up, and 3 "
@@ -1033,7 +1041,7 @@ int main(int argc, char **argv)
     if (rt_arg("-object_size")) /* objects of a few stripes: the file spans many sets */
         object_bytes = atoll(rt_arg("-object_size"));
     int targets = 0;
-    if (ct_emu_arg(&targets) || ct_cephfs_arg())
+    if (ct_emu_arg(&targets) || ct_cephfs_arg() || ct_rados_arg())
         return rt_finish();
     if (ct_emu)
         nfactor = targets < 4 ? targets : 4;
