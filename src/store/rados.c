@@ -40,8 +40,10 @@
  * compound write (or read) operation carrying all of its extents; the
  * operations of every object go out at once (rados_aio_*_op_operate) and
  * the call then waits for all of them.  So a call makes one request per
- * object it touches, and a server gets as many requests as it holds
- * objects of the call.
+ * object it touches (per OP_MAX_EXTENTS of its extents), and a server gets
+ * as many requests as it holds objects of the call.  .servers asks the
+ * monitor which OSD holds each object, for the collective engine; the
+ * posix driver on a CephFS mount asks the same through rio__rados_osds.
  *
  * MPI semantics here: RADOS acknowledges a write when it is durable on
  * every replica, so sync has nothing to flush (it only drops the
@@ -372,14 +374,40 @@ static int cut(const struct rfile *rf, const struct rio_region *file, const stru
     return 0;
 }
 
-/* One compound operation per object of the pieces, all issued, then all
- * waited for.  Reads: an absent object reads as zeros, a short one is
- * zero-filled.  Returns the first error. */
+/*
+ * Extents in one compound operation.  An OSD's cost of a compound write
+ * grows with the square of its extents (measured here, memstore: 1024
+ * 8-byte extents an object 0.52 s, 4096 5.3-9.6 s; 32768 held a placement
+ * group for minutes; 65536 and more are refused with -EINVAL), so an
+ * object with more pieces gets several operations, which RADOS applies in
+ * the order one client issues them.
+ */
+#define OP_MAX_EXTENTS 256
+
+/* The groups of the sorted pieces, one operation each: a new object, or
+ * OP_MAX_EXTENTS pieces of one.  Fills first[] (ngroups + 1 entries) when
+ * not NULL; returns the number of groups. */
+static int groups(const struct piece *p, int np, int *first)
+{
+    int g = 0, start = 0;
+    for (int i = 0; i < np; i++)
+        if (i == 0 || p[i].obj != p[i - 1].obj || i - start == OP_MAX_EXTENTS) {
+            if (first)
+                first[g] = i;
+            start = i;
+            g++;
+        }
+    if (first)
+        first[g] = np;
+    return g;
+}
+
+/* One compound operation per object of the pieces (per OP_MAX_EXTENTS of
+ * them), all issued, then all waited for.  Reads: an absent object reads
+ * as zeros, a short one is zero-filled.  Returns the first error. */
 static int per_object(struct rfile *rf, struct piece *p, int np, int write)
 {
-    int ngroups = 0, rc = 0;
-    for (int i = 0; i < np; i++)
-        ngroups += i == 0 || p[i].obj != p[i - 1].obj;
+    int ngroups = groups(p, np, NULL), rc = 0;
     size_t oidlen = strlen(rf->name) + OID_HEX + 2;
     rados_completion_t *cs = rio__calloc((size_t)ngroups, sizeof *cs);
     void **ops = rio__calloc((size_t)ngroups, sizeof *ops);
@@ -389,10 +417,7 @@ static int per_object(struct rfile *rf, struct piece *p, int np, int write)
         rc = RIO_E_NOMEM;
         goto out;
     }
-    for (int i = 0, g = 0; i < np; i++)
-        if (i == 0 || p[i].obj != p[i - 1].obj)
-            first[g++] = i;
-    first[ngroups] = np;
+    groups(p, np, first);
     int issued = 0;
     for (int g = 0; g < ngroups && !rc; g++) {
         char *oid = oids + (size_t)g * oidlen;

@@ -476,6 +476,21 @@ static void test_ops(void)
         if (rd)
             CHECK_BYTES(rb, w, NULL, sizeof rb, "ops: the list read against the list write");
     }
+    if (ok) { /* 600 extents in one object: an operation per 256 of them */
+        static struct rio_region fine[600];
+        static struct iovec fm[600];
+        static unsigned char fb[600 * 8];
+        for (int i = 0; i < 600; i++) {
+            fine[i] = (struct rio_region){8 + (long long)i * 64, 8};
+            rt_fill(fb + i * 8, 8, 0, fine[i].off);
+            fm[i] = (struct iovec){fb + i * 8, 8};
+        }
+        CHECK(osd_requests(1) == 0, "ops: resonio-ceph stats --reset failed");
+        CHECK(rio__store_write_list(&st, fine, fm, 600) == 0, "ops: the fine list write");
+        long long n = osd_requests(0);
+        CHECK(n == 3, "ops: a list write of 600 extents in one object made %lld requests at the "
+              "OSDs, expected 3 (at most 256 extents an operation)", n);
+    }
     if (ok) {
         rio__store_close(&st);
         long long len = 0;
@@ -484,6 +499,8 @@ static void test_ops(void)
         for (int i = 0; all && i < OPS_N && reg[i].off + OPS_L <= len; i++)
             CHECK_PAT(all + reg[i].off, OPS_L, 0, reg[i].off, "ops: region %d from the objects",
                       i);
+        for (long long o = 8; all && o < 8 + 600 * 64 && o + 8 <= len; o += 64)
+            CHECK_PAT(all + o, 8, 0, o, "ops: fine extent at %lld from the objects", o);
         free(all);
     }
     if (fh)
