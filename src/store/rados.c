@@ -78,6 +78,9 @@
 
 #include <rados/librados.h>
 
+#include "../dtype/dtype.h"
+#include "ceph_lua.h"
+
 #define RADOS_DEFAULT_SIZE (4LL << 20) /* CephFS's default unit and object size */
 #define SIZE_XATTR "rio.size"
 #define LAYOUT_XATTR "rio.layout"
@@ -97,7 +100,7 @@
     X(rados_write_op_operate) X(rados_aio_write_op_operate) X(rados_create_read_op)          \
     X(rados_release_read_op) X(rados_read_op_read) X(rados_aio_read_op_operate)              \
     X(rados_nobjects_list_open) X(rados_nobjects_list_next) X(rados_nobjects_list_close)      \
-    X(rados_mon_command) X(rados_buffer_free)
+    X(rados_mon_command) X(rados_buffer_free) X(rados_write_op_exec) X(rados_read_op_exec)
 
 static struct {
 #define DECL(f) __typeof__(f) *f;
@@ -1062,6 +1065,212 @@ static ssize_t r_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_O
     return rc ? rc : (ssize_t)len;
 }
 
+/* ---- datatype I/O at the OSD ------------------------------------------------------
+ * A view's transfer goes to each object it touches as the filetype's
+ * dataloop and that object's bytes, expanded by the OSD's lua class
+ * (ceph_lua.h), all objects at once: one request per object whatever the
+ * number of regions.  Measured (docs/ceph-lua.md, memstore, 8-byte regions
+ * 64 bytes apart, 4 objects): 4096 regions an object 0.03-0.04 s this way,
+ * 5.3-9.6 s as one compound operation of extents.  Where the class cannot
+ * take the request (a tree the wire cannot carry, too many pieces), and
+ * for reads that reach past the size (whose byte count the list path
+ * works out), the view goes as list I/O. */
+
+#define VIEW_BATCH 1024
+
+/* The view's regions as list I/O, VIEW_BATCH at a time. */
+static int view_list(struct rio_store *st, int wr, const struct rio_dtype *ft, MPI_Offset disp,
+                     MPI_Offset pos, char *buf, MPI_Offset len, MPI_Offset *done)
+{
+    struct rio_dtype_iter it;
+    struct rio_region reg[VIEW_BATCH];
+    struct iovec mem[VIEW_BATCH];
+    MPI_Offset left = len, off, l, moved = 0;
+    int rc = rio__dtype_iter_init(&it, ft, -1, pos), more = 1;
+    if (done)
+        *done = 0;
+    while (!rc && more) {
+        int n = 0;
+        MPI_Offset bytes = 0;
+        while (n < VIEW_BATCH && left > 0 && (more = rio__dtype_iter_next(&it, left, &off, &l))) {
+            reg[n] = (struct rio_region){disp + off, l};
+            mem[n] = (struct iovec){buf + moved + bytes, (size_t)l};
+            bytes += l;
+            left -= l;
+            n++;
+        }
+        more = more && left > 0;
+        if (n == 0)
+            break;
+        if (wr) {
+            rc = r_write_list(st, reg, mem, n);
+        } else {
+            MPI_Offset got = 0;
+            rc = r_read_list(st, reg, mem, n, &got);
+            if (!rc && got < bytes) {
+                moved += got;
+                break;
+            }
+        }
+        moved += bytes;
+    }
+    rio__dtype_iter_free(&it);
+    if (done)
+        *done = moved;
+    return rc;
+}
+
+/* The view's transfer through the lua class; 1 when the class cannot take
+ * it (nothing sent), 0 or -errno. */
+static int view_lua(struct rfile *rf, int wr, const struct rio_dtype *ft, MPI_Offset disp,
+                    MPI_Offset pos, char *buf, MPI_Offset len)
+{
+    struct rio_cls_lua_layout lay = {rf->su, rf->sc, rf->os};
+    struct rio_cls_lua_req r;
+    size_t cap = 64, nobj = 0;
+    int64_t *objs = NULL;
+    memset(&r, 0, sizeof r);
+    int rc = rio__cls_lua_req_init(&r, rio__dtype_dloop(ft), rio__dtype_info(ft)->extent, disp,
+                                   pos, len, &lay);
+    while (!rc) {
+        int64_t *v = rio__realloc(objs, cap * sizeof *objs);
+        if (!v) {
+            rc = -ENOMEM;
+            break;
+        }
+        objs = v;
+        rc = rio__cls_lua_objects(&r, objs, cap, &nobj);
+        if (rc != -ENOSPC || cap >= ((size_t)1 << 20))
+            break;
+        rc = 0;
+        cap *= 2;
+    }
+    if (rc) { /* nothing sent: the list path */
+        rio__cls_lua_req_fini(&r);
+        free(objs);
+        return 1;
+    }
+    struct vop {
+        rados_completion_t c;
+        void *op;
+        unsigned char *in, *packed;
+        char *out;
+        size_t outlen, n;
+        int prval;
+    } *ops = rio__calloc(nobj ? nobj : 1, sizeof *ops);
+    size_t oidlen = strlen(rf->name) + OID_HEX + 2, issued = 0;
+    char *oid = rio__malloc(oidlen);
+    rc = ops && oid ? 0 : -ENOMEM;
+    for (size_t i = 0; !rc && i < nobj; i++) {
+        struct vop *o = &ops[i];
+        size_t inlen = 0;
+        rc = rio__cls_lua_gather(&r, objs[i], NULL, NULL, &o->n);
+        if (!rc && wr) {
+            o->packed = rio__malloc(o->n ? o->n : 1);
+            rc = o->packed ? rio__cls_lua_gather(&r, objs[i], buf, o->packed, &o->n) : -ENOMEM;
+        }
+        if (!rc)
+            rc = rio__cls_lua_op(&r, objs[i], wr, RIO_CLS_LUA_AUTO, o->packed, wr ? o->n : 0,
+                                 &o->in, &inlen);
+        if (!rc)
+            rc = lib.rados_aio_create_completion2(NULL, NULL, &o->c);
+        if (rc)
+            break;
+        oid_of(oid, oidlen, rf->name, objs[i]);
+        o->prval = 0;
+        if (wr) {
+            o->op = lib.rados_create_write_op();
+            if (!o->op) {
+                rc = -ENOMEM;
+                break;
+            }
+            lib.rados_write_op_exec(o->op, RIO_CLS_LUA_CLASS, RIO_CLS_LUA_METHOD,
+                                    (const char *)o->in, inlen, &o->prval);
+            rc = lib.rados_aio_write_op_operate(o->op, rf->io, o->c, oid, NULL, 0);
+        } else {
+            o->op = lib.rados_create_read_op();
+            if (!o->op) {
+                rc = -ENOMEM;
+                break;
+            }
+            lib.rados_read_op_exec(o->op, RIO_CLS_LUA_CLASS, RIO_CLS_LUA_METHOD,
+                                   (const char *)o->in, inlen, &o->out, &o->outlen, &o->prval);
+            rc = lib.rados_aio_read_op_operate(o->op, rf->io, o->c, oid, 0);
+        }
+        if (!rc)
+            issued = i + 1;
+    }
+    for (size_t i = 0; ops && i < nobj; i++) { /* every one issued, also after an error */
+        struct vop *o = &ops[i];
+        if (i < issued) {
+            lib.rados_aio_wait_for_complete(o->c);
+            int e = lib.rados_aio_get_return_value(o->c);
+            if (e >= 0 && o->prval < 0)
+                e = o->prval;
+            if (!e && !wr)
+                e = rio__cls_lua_scatter(&r, objs[i], o->out, o->outlen, buf);
+            if (e < 0 && !rc)
+                rc = e;
+        }
+        if (o->c)
+            lib.rados_aio_release(o->c);
+        if (o->op) {
+            if (wr)
+                lib.rados_release_write_op(o->op);
+            else
+                lib.rados_release_read_op(o->op);
+        }
+        if (o->out)
+            lib.rados_buffer_free(o->out);
+        free(o->in);
+        free(o->packed);
+    }
+    free(ops);
+    free(oid);
+    free(objs);
+    rio__cls_lua_req_fini(&r);
+    return rc;
+}
+
+static int r_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                        MPI_Offset pos, const void *buf, MPI_Offset len)
+{
+    struct rfile *rf = rf_of(st);
+    MPI_Offset first, end;
+    if (rf->accmode == O_RDONLY)
+        return -EBADF;
+    if (len <= 0)
+        return 0;
+    int rc = view_lua(rf, 1, ft, disp, pos, (char *)buf, len);
+    if (rc == 1)
+        return view_list(st, 1, ft, disp, pos, (char *)buf, len, NULL);
+    rio__dtype_view_extent(ft, disp, pos, len, &first, &end);
+    return rc ? rc : raise_size(rf, end);
+}
+
+static int r_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
+                       MPI_Offset pos, void *buf, MPI_Offset len, MPI_Offset *done)
+{
+    struct rfile *rf = rf_of(st);
+    MPI_Offset first, end;
+    long long size = 0;
+    *done = 0;
+    if (rf->accmode == O_WRONLY)
+        return -EBADF;
+    if (len <= 0)
+        return 0;
+    rio__dtype_view_extent(ft, disp, pos, len, &first, &end);
+    int rc = read_size(rf, &size);
+    if (!rc && end <= size) {
+        rc = view_lua(rf, 0, ft, disp, pos, buf, len);
+        if (rc != 1) {
+            *done = rc ? 0 : len;
+            return rc;
+        }
+    }
+    return rc ? rc : view_list(st, 0, ft, disp, pos, buf, len, done);
+}
+
 const struct rio_store_ops rio__store_rados = {
     .name = "rados",
     .version = RIO_STORE_OPS_VERSION,
@@ -1078,6 +1287,8 @@ const struct rio_store_ops rio__store_rados = {
     .write_list = r_write_list,
     .layout = r_layout,
     .servers = r_servers,
+    .write_view = r_write_view,
+    .read_view = r_read_view,
     .settings = &rio__ceph_settings_owner,
 };
 
