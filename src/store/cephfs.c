@@ -575,7 +575,7 @@ static ssize_t read_checked(struct cfile *cf, const struct iovec *iov, int iovcn
     int r = get_layout(cf, &l);
     if (r < 0)
         return r;
-    if (!(bounce = malloc((size_t)l.unit)))
+    if (!(bounce = rio__malloc((size_t)l.unit)))
         return RIO_E_NOMEM;
     for (size_t pos = 0; pos < (size_t)got;) {
         MPI_Offset at = off + (MPI_Offset)pos;
