@@ -28,11 +28,41 @@
  * and rados_osd_op_timeout to resonio_ceph_timeout seconds (default 30),
  * so a cluster whose monitors do not answer makes the open fail with
  * -ETIMEDOUT in about that time instead of hanging, with a detail naming
- * the configuration (t_cephfs: 3 s).  They do not bound everything: with
- * one of 3 OSDs stopped (SIGSTOP) a mount failed with -ETIMEDOUT only after
- * 34 s at a 3 s setting (the metadata server's own wait, measured once),
- * and what libcephfs's data path does then is the fault work's to pin down
- * (issue 27 item 7).
+ * the configuration (t_cephfs: 3 s).  The OSD timeout is the one
+ * libcephfs's own requests to the OSDs obey (its Objecter reads
+ * rados_osd_op_timeout too), so an OSD that dies under a transfer fails
+ * the transfer with -ETIMEDOUT after that time.  Measured on a bluestore
+ * cluster with one of its 3 OSDs killed (t_ceph_fault, 5 s, 1 and 2
+ * ranks): a collective write fails on every rank in 5.0 s, a collective
+ * read in 10.0 s (see below), the sync and close right away; after the
+ * OSD restarts the same calls succeed and every byte verifies.  Three
+ * things had to hold for that:
+ *   - client_oc = false: with libcephfs's object cache a write of a
+ *     process that holds the file's buffer capability (one writer) only
+ *     fills the cache and "succeeds"; the sync then failed after the
+ *     timeout, but the last close waited in ceph_unmount for the dirty
+ *     data for as long as the OSD stayed down (a hang: gdb showed
+ *     ceph_unmount -> ceph_mount_info::shutdown in a condition wait).
+ *     Without the cache every write reaches the OSDs before it returns,
+ *     and its error is the write's.  (With two writers the metadata
+ *     server withholds the buffer capability anyway.)
+ *   - a read that spans objects loses its errors in 16.2's client (the
+ *     Objecter's gather of a striped read ignores the result of its
+ *     parts), so it returned success with zeros where the dead OSD's
+ *     objects were: silent loss, measured (780288 of 2 MiB on a rank).  A
+ *     read within one object does return the error.  No OSD request can
+ *     time out before the timeout has passed since the read began, so a
+ *     read that took less is sound; one that took 0.9 of the timeout or
+ *     more is read again one stripe unit (one object) at a time, which
+ *     returns the error, or the right bytes if the OSD answers by then:
+ *     a read with an OSD down fails in about twice the timeout.
+ *   - a write that failed fails the next sync too, once (the bytes it
+ *     carried cannot be made durable, and without the cache libcephfs's
+ *     fsync has nothing to report).
+ * Not bounded by the driver: waits behind the metadata server (its pool
+ * on a stopped OSD hangs every metadata call; with one of 3 OSDs stopped
+ * a mount failed with -ETIMEDOUT only after 34 s at a 3 s setting, the
+ * metadata server's own wait, measured once).
  *
  * Layouts: a file the open creates gets the striping hints (striping_unit,
  * striping_factor, resonio_object_size) through ceph_open_layout; an
@@ -62,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define XFER_CAP ((size_t)1 << 30) /* libcephfs returns byte counts as int */
 #define CEPH_DEFAULT_OBJECT_SIZE (4LL << 20) /* CephFS's default: 4 MiB unit and object */
@@ -107,7 +138,12 @@ static int cm_set(void *h, const char *key, const char *val)
 }
 static int cm_mount(void *h)
 {
-    return lib.ceph_mount(h, "/");
+    /* no object cache: a write reaches the OSDs before it returns, so its
+     * error is the write's and an unmount has nothing dirty to wait for
+     * (with the cache, an OSD down made the last close wait in
+     * ceph_unmount for as long as it stayed down) */
+    int r = lib.ceph_conf_set(h, "client_oc", "false");
+    return r < 0 ? r : lib.ceph_mount(h, "/");
 }
 static void cm_release(void *h)
 {
@@ -150,6 +186,8 @@ struct cfile {
     pthread_mutex_t lk_mu; /* guards the lock handle's making */
     struct Fh *lk_fh;      /* low-level handle of the locks; NULL until the first */
     struct Inode *lk_in;
+    int write_err;         /* -errno of a write since the last sync, else 0 (atomic) */
+    int timeout;           /* resonio_ceph_timeout at open: the OSD operation timeout */
 };
 
 static struct cfile *cf_of(struct rio_store *st)
@@ -244,6 +282,8 @@ static int c_open(struct rio_store *st, const char *path, int oflags, mode_t per
         free(cf);
         return rc;
     }
+    const struct rio_ceph_settings *cs = rio__settings_get(hints, &rio__ceph_settings_owner);
+    cf->timeout = cs->timeout;
     if ((rc = rio__ceph_conn_get(&client, hints, &cf->m)))
         goto out;
     /* O_APPEND dropped as in posix.c: writes are positional, the file
@@ -359,10 +399,21 @@ static int c_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
     return lib.ceph_fallocate(CM(cf_of(st)), cf_of(st)->fd, 0, off, len);
 }
 
-/* Data and metadata (the size lives with the MDS). */
+/* Data and metadata (the size lives with the MDS).  A write that failed
+ * since the last sync fails the sync too, once: its bytes cannot be made
+ * durable, and with the client's object cache off (cm_mount) there is
+ * nothing pending that libcephfs's fsync could report on. */
 static int c_sync(struct rio_store *st)
 {
-    return lib.ceph_fsync(CM(cf_of(st)), cf_of(st)->fd, 0);
+    struct cfile *cf = cf_of(st);
+    int r = lib.ceph_fsync(CM(cf), cf->fd, 0);
+    int w = __atomic_exchange_n(&cf->write_err, 0, __ATOMIC_ACQ_REL);
+    if (r == 0 && w < 0) {
+        rio__err_detail("a write since the last sync failed%s",
+                        w == -ETIMEDOUT ? ": an OSD did not answer" : "");
+        r = w;
+    }
+    return r;
 }
 
 static int c_layout(struct rio_store *st, struct rio_layout *out)
@@ -372,20 +423,100 @@ static int c_layout(struct rio_store *st, struct rio_layout *out)
 
 /* ---- transfers -------------------------------------------------------------- */
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Copy n bytes of src to the iovec at byte position pos of its sum. */
+static void iov_put(const struct iovec *iov, int iovcnt, size_t pos, const char *src, size_t n)
+{
+    for (int i = 0; i < iovcnt && n > 0; i++) {
+        if (pos >= iov[i].iov_len) {
+            pos -= iov[i].iov_len;
+            continue;
+        }
+        size_t k = RIO_MIN(n, iov[i].iov_len - pos);
+        memcpy((char *)iov[i].iov_base + pos, src, k);
+        src += k;
+        n -= k;
+        pos = 0;
+    }
+}
+
+/* A read of got bytes at off that took as long as an OSD operation may
+ * (libcephfs's timeout, started when its requests went out, so a read
+ * that took less had none time out), read again one stripe unit at a
+ * time: a read that spans objects loses its requests' errors in 16.2's
+ * client (see the design paragraph) and returns zeros for what an OSD
+ * did not answer, while a read within one object returns the error.
+ * Returns got, or the first piece's error with a detail. */
+static ssize_t read_checked(struct cfile *cf, const struct iovec *iov, int iovcnt,
+                            MPI_Offset off, ssize_t got, double t0)
+{
+    struct rio_layout l;
+    char *bounce;
+    if (got <= 0 || now_s() - t0 < 0.9 * cf->timeout)
+        return got;
+    int r = get_layout(cf, &l);
+    if (r < 0)
+        return r;
+    if (!(bounce = rio__malloc((size_t)l.unit)))
+        return RIO_E_NOMEM;
+    for (size_t pos = 0; pos < (size_t)got;) {
+        MPI_Offset at = off + (MPI_Offset)pos;
+        size_t n = RIO_MIN((size_t)got - pos, (size_t)(l.unit - at % l.unit));
+        int k = lib.ceph_read(CM(cf), cf->fd, bounce, (int64_t)n, at);
+        if (k < 0) {
+            rio__err_detail("%s %zu bytes at %lld (resonio_ceph_timeout %d s)",
+                            k == -ETIMEDOUT ? "an OSD did not answer, reading" : "reading", n,
+                            (long long)at, cf->timeout);
+            free(bounce);
+            return k;
+        }
+        if ((size_t)k < n) /* the file ends here now */
+            memset(bounce + k, 0, n - (size_t)k);
+        iov_put(iov, iovcnt, pos, bounce, n);
+        pos += n;
+    }
+    free(bounce);
+    return got;
+}
+
+/* A write's error is kept for the next sync (c_sync). */
+static ssize_t wrote(struct cfile *cf, ssize_t r)
+{
+    if (r < 0) {
+        int none = 0;
+        __atomic_compare_exchange_n(&cf->write_err, &none, (int)r, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+        if (r == -ETIMEDOUT)
+            rio__err_detail("an OSD did not answer within resonio_ceph_timeout %d s",
+                            cf->timeout);
+    }
+    return r;
+}
+
+
 static ssize_t c_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
 {
     if (off < 0) /* libcephfs would read at its own file position */
         return RIO_E_ARG;
-    return lib.ceph_read(CM(cf_of(st)), cf_of(st)->fd, buf, (int64_t)RIO_MIN(len, XFER_CAP),
-                         off);
+    struct cfile *cf = cf_of(st);
+    struct iovec iov = {buf, RIO_MIN(len, XFER_CAP)};
+    double t0 = now_s();
+    ssize_t r = lib.ceph_read(CM(cf), cf->fd, buf, (int64_t)iov.iov_len, off);
+    return read_checked(cf, &iov, 1, off, r, t0);
 }
 
 static ssize_t c_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
 {
     if (off < 0)
         return RIO_E_ARG;
-    return lib.ceph_write(CM(cf_of(st)), cf_of(st)->fd, buf,
-                          (int64_t)RIO_MIN(len, XFER_CAP), off);
+    struct cfile *cf = cf_of(st);
+    return wrote(cf, lib.ceph_write(CM(cf), cf->fd, buf, (int64_t)RIO_MIN(len, XFER_CAP), off));
 }
 
 /* The store layer's batches carry at most 1 GiB (store.c), within int. */
@@ -394,7 +525,10 @@ static ssize_t c_preadv(struct rio_store *st, const struct iovec *iov, int iovcn
 {
     if (off < 0)
         return RIO_E_ARG;
-    return lib.ceph_preadv(CM(cf_of(st)), cf_of(st)->fd, iov, iovcnt, off);
+    struct cfile *cf = cf_of(st);
+    double t0 = now_s();
+    ssize_t r = lib.ceph_preadv(CM(cf), cf->fd, iov, iovcnt, off);
+    return read_checked(cf, iov, iovcnt, off, r, t0);
 }
 
 static ssize_t c_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt,
@@ -402,7 +536,8 @@ static ssize_t c_pwritev(struct rio_store *st, const struct iovec *iov, int iovc
 {
     if (off < 0)
         return RIO_E_ARG;
-    return lib.ceph_pwritev(CM(cf_of(st)), cf_of(st)->fd, iov, iovcnt, off);
+    struct cfile *cf = cf_of(st);
+    return wrote(cf, lib.ceph_pwritev(CM(cf), cf->fd, iov, iovcnt, off));
 }
 
 /* ---- locks ------------------------------------------------------------------- */
