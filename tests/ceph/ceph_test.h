@@ -152,6 +152,15 @@ static inline void ceph_check_unreachable(const char *rname, const char *cause, 
     }
 }
 
+/* What the last collective call on fh did (rio_coll_last, this build's
+ * whole struct). */
+static inline void ceph_last(rio_file *fh, struct rio_coll_info *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    ci->size = sizeof *ci;
+    RT_OK(rio_coll_last(fh, ci));
+}
+
 /* The OSDs a collective call whose data ends at end plans over: the
  * distinct servers of the objects of the object sets (sc objects of os
  * bytes each) up to end, by the file's map; -1 when an object has none. */

@@ -53,9 +53,7 @@ static int write_blocks(rio_file *fh, long long base)
                                 MPI_BYTE, &st));
     free(buf);
     struct rio_coll_info ci;
-    memset(&ci, 0, sizeof ci);
-    ci.size = sizeof ci;
-    RT_OK(rio_coll_last(fh, &ci));
+    ceph_last(fh, &ci);
     return ci.ntargets;
 }
 
@@ -112,9 +110,7 @@ static void test_set_and_read(void)
               "read: stripe planned over %d targets, the file's objects lie on %d OSDs", T,
               want);
         struct rio_coll_info ci;
-        memset(&ci, 0, sizeof ci);
-        ci.size = sizeof ci;
-        RT_OK(rio_coll_last(fh, &ci));
+        ceph_last(fh, &ci);
         CHECK(!strcmp(ci.strategy, "stripe"), "read: %s ran (%s), not stripe", ci.strategy,
               ci.reason);
         RT_OK(rio_file_close(&fh));

@@ -125,9 +125,8 @@ static void test_map(int *srv)
     CHECK(!memcmp(all, srv, sizeof all), "the ranks' maps differ");
 
     struct rio_coll_info ci;
-    memset(&ci, 0, sizeof ci);
-    ci.size = sizeof ci;
-    RT_OK(rio_coll_last(fh, &ci));
+
+    ceph_last(fh, &ci);
     RT_OK(rio_file_close(&fh));
     /* the targets: the map's distinct OSDs, ascending */
     int ids[NOBJ], T = 0;
@@ -202,9 +201,7 @@ static void test_fallback(void)
         return;
     ceph_write_blocks(fh, PER_RANK);
     struct rio_coll_info ci;
-    memset(&ci, 0, sizeof ci);
-    ci.size = sizeof ci;
-    RT_OK(rio_coll_last(fh, &ci));
+    ceph_last(fh, &ci);
     int srv = 0;
     RT_OK(rio_file_get_servers(fh, 0, 1, &srv));
     RT_OK(rio_file_close(&fh));

@@ -71,9 +71,7 @@ static int write_blocks(rio_file *fh)
 {
     ceph_write_blocks(fh, PER_RANK);
     struct rio_coll_info ci;
-    memset(&ci, 0, sizeof ci);
-    ci.size = sizeof ci;
-    RT_OK(rio_coll_last(fh, &ci));
+    ceph_last(fh, &ci);
     return ci.ntargets;
 }
 
