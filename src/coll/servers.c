@@ -23,9 +23,9 @@
  */
 #include "coll_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 /* Objects a map may cover: the map costs an int per object on every rank
@@ -147,7 +147,7 @@ void rio__coll_targets(struct rio_coll_call *c)
                          SMAP_MAX_OBJECTS);
             else
                 snprintf(m->why, sizeof m->why, "storage gave no object map: %s",
-                         rc < 0 ? strerror((int)-rc) : rio__err_message((int)rc));
+                         rio__err_message((int)rc));
             return;
         }
     }
