@@ -257,6 +257,11 @@ int main(int argc, char **argv)
         if (start_service(rank, bench_ceph_start, &o, o.ceph_dir, sizeof o.ceph_dir))
             return 1;
         snprintf(dir, sizeof dir, "%s/mnt/bench", o.ceph_dir);
+        /* resonio asks this cluster's monitor which OSD holds each object
+         * of a file on the mount, and plans over those OSDs */
+        char conf[sizeof o.ceph_dir + 16];
+        snprintf(conf, sizeof conf, "%s/ceph.conf", o.ceph_dir);
+        setenv("CEPH_CONF", conf, 1);
         snprintf(m.tag, sizeof m.tag, "%s-cephfs-np%d", m.mpi, np);
         snprintf(m.fstype, sizeof m.fstype, "cephfs");
     }
