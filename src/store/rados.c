@@ -1164,10 +1164,13 @@ static int view_lua(struct rfile *rf, int wr, const struct rio_dtype *ft, MPI_Of
     for (size_t i = 0; !rc && i < nobj; i++) {
         struct vop *o = &ops[i];
         size_t inlen = 0;
-        rc = rio__cls_lua_gather(&r, objs[i], NULL, NULL, &o->n);
-        if (!rc && wr) {
-            o->packed = rio__malloc(o->n ? o->n : 1);
-            rc = o->packed ? rio__cls_lua_gather(&r, objs[i], buf, o->packed, &o->n) : -ENOMEM;
+        if (wr) { /* this object's bytes, counted, then packed */
+            rc = rio__cls_lua_gather(&r, objs[i], NULL, NULL, &o->n);
+            if (!rc)
+                o->packed = rio__malloc(o->n ? o->n : 1);
+            if (!rc)
+                rc = o->packed ? rio__cls_lua_gather(&r, objs[i], buf, o->packed, &o->n)
+                               : -ENOMEM;
         }
         if (!rc)
             rc = rio__cls_lua_op(&r, objs[i], wr, RIO_CLS_LUA_AUTO, o->packed, wr ? o->n : 0,

@@ -170,16 +170,27 @@ static void test_map(int *srv)
     }
 }
 
-/* Through the mount (the posix driver): the same map, from the monitor. */
-static void test_mount(const int *want)
+/* The file opened through the mount (the posix driver) under
+ * target_first, with the configuration conf when not NULL, and every
+ * rank's block written collectively; NULL when the open failed. */
+static rio_file *mount_written(const char *conf)
 {
-    MPI_Info info = rt_info("resonio_strategy", "target_first", NULL);
+    MPI_Info info = rt_info("resonio_strategy", "target_first", "resonio_ceph_conf", conf, NULL);
     rio_file *fh;
     int rc = rio_file_open(MPI_COMM_WORLD, rt_fname, MPI_MODE_RDWR, info, &fh);
     MPI_Info_free(&info);
     if (!RT_OK(rc))
-        return;
+        return NULL;
     ceph_write_blocks(fh, PER_RANK);
+    return fh;
+}
+
+/* Through the mount: the same map, from the monitor. */
+static void test_mount(const int *want)
+{
+    rio_file *fh = mount_written(NULL);
+    if (!fh)
+        return;
     int srv[NOBJ];
     RT_OK(rio_file_get_servers(fh, 0, NOBJ, srv));
     RT_OK(rio_file_close(&fh));
@@ -193,13 +204,9 @@ static void test_fallback(void)
 {
     char conf[4200];
     snprintf(conf, sizeof conf, "%s.absent.conf", rt_fname);
-    MPI_Info info = rt_info("resonio_strategy", "target_first", "resonio_ceph_conf", conf, NULL);
-    rio_file *fh;
-    int rc = rio_file_open(MPI_COMM_WORLD, rt_fname, MPI_MODE_RDWR, info, &fh);
-    MPI_Info_free(&info);
-    if (!RT_OK(rc))
+    rio_file *fh = mount_written(conf);
+    if (!fh)
         return;
-    ceph_write_blocks(fh, PER_RANK);
     struct rio_coll_info ci;
     ceph_last(fh, &ci);
     int srv = 0;
