@@ -179,6 +179,10 @@ struct bench_tgt {
     long long seek;       /* head movement, bytes of the modelled disk */
     double busy;          /* modelled service time, seconds */
     long long bytes;      /* data bytes of the requests (cephfs), -1 when not known */
+    long long ascending;  /* judged requests at or past their object's previous end (Ceph),
+                             -1 when not known */
+    long long calls;      /* of the requests, object class calls (Ceph; rados:'s datatype
+                             I/O at the OSD), -1 when not known */
 };
 
 /** One phase (write or read) of one implementation on one workload point.

@@ -170,13 +170,23 @@ static double seq_min(const struct bench_phase *ph)
     return m;
 }
 
-/* "1.00 0.50 0.97 1.00" (sep between targets), "-" for a target not judged */
-static void seq_list(char *buf, size_t len, const struct bench_phase *ph, const char *sep)
+/* Fraction of target i's judged requests that did not go back on their
+ * object (Ceph's histories); -1 when none was judged or not known. */
+static double asc_of(const struct bench_phase *ph, int i)
+{
+    const struct bench_tgt *g = &ph->tgt[i];
+    return g->judged > 0 && g->ascending >= 0 ? (double)g->ascending / (double)g->judged : -1;
+}
+
+/* "1.00 0.50 0.97 1.00" (sep between targets): frac_of of each target,
+ * "-" for a target not judged */
+static void seq_list(char *buf, size_t len, const struct bench_phase *ph, const char *sep,
+                     double (*frac_of)(const struct bench_phase *, int))
 {
     size_t n = 0;
     buf[0] = 0;
     for (int t = 0; t < ph->ntgt && n < len; t++) {
-        double f = seq_of(ph, t);
+        double f = frac_of(ph, t);
         if (f >= 0)
             n += (size_t)snprintf(buf + n, len - n, "%s%.3f", t ? sep : "", f);
         else
@@ -487,8 +497,8 @@ void bench_print_point(FILE *to, const struct bench_point *p)
         for (int k = 0; k < p->nres; k++) {
             const struct bench_impl_result *r = &p->res[k];
             char lw[160], lr[160], a[16], c[16];
-            seq_list(lw, sizeof lw, &r->w, " ");
-            seq_list(lr, sizeof lr, &r->r, " ");
+            seq_list(lw, sizeof lw, &r->w, " ", seq_of);
+            seq_list(lr, sizeof lr, &r->r, " ", seq_of);
             fprintf(to, "   %-12s %s: %s | %s: %s\n", r->impl->name, lw,
                     num(a, sizeof a, seq_of(&r->w, -1), 3), lr,
                     num(c, sizeof c, seq_of(&r->r, -1), 3));
@@ -580,7 +590,7 @@ static void csv_tgt(FILE *f, const struct bench_phase *ph)
 {
     double a = seq_of(ph, -1), b = seq_min(ph);
     char l[256];
-    seq_list(l, sizeof l, ph, " ");
+    seq_list(l, sizeof l, ph, " ", seq_of);
     if (a >= 0)
         fprintf(f, ",%.4f,%.4f,%s", a, b, l);
     else
@@ -1032,9 +1042,14 @@ static void md_point(FILE *f, const struct bench_point *p)
         fprintf(f, "\nRequests at the OSDs, as each OSD recorded them (its operation history; "
                    "requests to the file data only): per OSD, the fraction that start where the "
                    "previous request to the same object ended, in the order the OSD received "
-                   "them; bytes per request; summed over the rounds:\n\n"
-                   "| impl | phase | per OSD (0, 1, ...) | all | lowest | requests | "
-                   "bytes/request |\n|---|---|---|--:|--:|--:|--:|\n");
+                   "them; in order: per OSD, the fraction that start at or past that end (no "
+                   "request went back on its object); object class calls (the lua class: "
+                   "datatype I/O at the OSD, whose extents the history does not show, so they "
+                   "are not judged); bytes per request of the others; summed over the "
+                   "rounds:\n\n"
+                   "| impl | phase | per OSD (0, 1, ...) | all | lowest | in order, per OSD | "
+                   "requests | class calls | bytes/request |\n"
+                   "|---|---|---|--:|--:|---|--:|--:|--:|\n");
     else
         fprintf(f, "\nSequentiality at the targets (accesses that start where the previous one "
                    "ended / accesses after the first of each round, over all rounds; requests "
@@ -1045,23 +1060,34 @@ static void md_point(FILE *f, const struct bench_point *p)
         for (int w = 1; w >= 0; w--) {
             const struct bench_impl_result *r = &p->res[k];
             const struct bench_phase *ph = w ? &r->w : &r->r;
-            char l[160], a[16], b[16], last[32];
-            long long rq = 0, ac = 0, by = 0;
+            char l[160], in[160], a[16], b[16], last[32], calls[32];
+            long long rq = 0, ac = 0, by = 0, cl = 0;
             for (int t = 0; t < ph->ntgt; t++) {
                 rq += ph->tgt[t].requests;
                 ac += ph->tgt[t].accesses;
                 by = by < 0 || ph->tgt[t].bytes < 0 ? -1 : by + ph->tgt[t].bytes;
+                cl = cl < 0 || ph->tgt[t].calls < 0 ? -1 : cl + ph->tgt[t].calls;
             }
-            if (osd && by >= 0 && rq > 0)
-                snprintf(last, sizeof last, "%.0f", (double)by / (double)rq);
-            else if (osd)
-                snprintf(last, sizeof last, "-");
+            seq_list(l, sizeof l, ph, " ", seq_of);
+            if (!osd) {
+                fprintf(f, "| %s | %s | %s | %s | %s | %lld | %lld |\n", r->impl->name,
+                        w ? "write" : "read", ph->ntgt ? l : "-",
+                        num(a, sizeof a, seq_of(ph, -1), 3), num(b, sizeof b, seq_min(ph), 3),
+                        rq, ac);
+                continue;
+            }
+            if (by >= 0 && rq - (cl > 0 ? cl : 0) > 0)
+                snprintf(last, sizeof last, "%.0f", (double)by / (double)(rq - (cl > 0 ? cl : 0)));
             else
-                snprintf(last, sizeof last, "%lld", ac);
-            seq_list(l, sizeof l, ph, " ");
-            fprintf(f, "| %s | %s | %s | %s | %s | %lld | %s |\n", r->impl->name,
+                snprintf(last, sizeof last, "-");
+            if (cl >= 0)
+                snprintf(calls, sizeof calls, "%lld", cl);
+            else
+                snprintf(calls, sizeof calls, "-");
+            seq_list(in, sizeof in, ph, " ", asc_of);
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %lld | %s | %s |\n", r->impl->name,
                     w ? "write" : "read", ph->ntgt ? l : "-", num(a, sizeof a, seq_of(ph, -1), 3),
-                    num(b, sizeof b, seq_min(ph), 3), rq, last);
+                    num(b, sizeof b, seq_min(ph), 3), ph->ntgt ? in : "-", rq, calls, last);
         }
 }
 
