@@ -253,17 +253,20 @@ int main(int argc, char **argv)
         snprintf(m.tag, sizeof m.tag, "%s-emu-np%d", m.mpi, np);
         snprintf(m.fstype, sizeof m.fstype, "emu");
     }
-    if (o.ceph) { /* rank 0 runs the cluster; the data files go to its mount */
+    if (o.ceph) { /* rank 0 runs the cluster; the data files go to its mount or pool */
         if (start_service(rank, bench_ceph_start, &o, o.ceph_dir, sizeof o.ceph_dir))
             return 1;
-        snprintf(dir, sizeof dir, "%s/mnt/bench", o.ceph_dir);
+        if (o.rados)
+            snprintf(dir, sizeof dir, "rados:resonio");
+        else
+            snprintf(dir, sizeof dir, "%s/mnt/bench", o.ceph_dir);
         /* resonio asks this cluster's monitor which OSD holds each object
          * of a file on the mount, and plans over those OSDs */
         char conf[sizeof o.ceph_dir + 16];
         snprintf(conf, sizeof conf, "%s/ceph.conf", o.ceph_dir);
         setenv("CEPH_CONF", conf, 1);
-        snprintf(m.tag, sizeof m.tag, "%s-cephfs-np%d", m.mpi, np);
-        snprintf(m.fstype, sizeof m.fstype, "cephfs");
+        snprintf(m.tag, sizeof m.tag, "%s-%s-np%d", m.mpi, o.rados ? "rados" : "cephfs", np);
+        snprintf(m.fstype, sizeof m.fstype, o.rados ? "rados" : "cephfs");
     }
 
     if (rank == 0) {
@@ -278,6 +281,13 @@ int main(int argc, char **argv)
             if (o.skipped & o.impl_mask)
                 printf("resonio-bench: native (the MPI library cannot open emu: files) and limit "
                        "(POSIX I/O) do not run on the emulated storage: skipped\n");
+        } else if (o.rados) {
+            printf("resonio-bench: %s (%s), %d ranks; data in rados:resonio/ of the cluster in "
+                   "%s; %d points, %d timed rounds + 1 probe round each\n",
+                   m.mpi, m.mpi_version, np, o.ceph_dir, o.npoints, o.rounds);
+            if (o.skipped & o.impl_mask)
+                printf("resonio-bench: native (the MPI library cannot open rados: files) and "
+                       "limit (POSIX I/O) do not run on RADOS: skipped\n");
         } else {
             printf("resonio-bench: %s (%s), %d ranks; data in %s (%s); %d points, %d timed "
                    "rounds + 1 probe round each\n",

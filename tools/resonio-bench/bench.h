@@ -127,6 +127,8 @@ struct bench_impl {
     const char *strategy; /* IMPL_RESONIO: value of resonio_strategy */
     int noncoll;          /* independent calls (rio_file_write_at/read_at) instead of
                              collective ones; runs only when named in -impl */
+    const char *hint;     /* "key=value" given at open too, or NULL */
+    int rados;            /* runs on -storage rados only (a variant of a strategy there) */
 };
 
 /* Implementations a run can hold: bit i of a mask is bench_impls[i]. */
@@ -271,8 +273,9 @@ struct bench_opts {
     double time_scale; /* -time-scale */
     const char *emud;  /* -emud: the resonio-emud program (NULL: found by emu.c) */
     char emu_dir[128]; /* the running service's directory (set by main) */
-    /* -storage cephfs runs a Ceph cluster (ceph.c) */
+    /* -storage cephfs and -storage rados run a Ceph cluster (ceph.c) */
     int ceph;
+    int rados; /* -storage rados: files are rados:resonio/<name>, no mount */
     const char *ceph_tool; /* -ceph-tool: the resonio-ceph program (NULL: the source tree's) */
     char ceph_dir[128];    /* the running cluster's directory (set by main) */
 };
@@ -375,6 +378,26 @@ int bench_ceph_start(const struct bench_opts *o, char *dir, size_t dirlen, char 
                      size_t msglen);
 /** Stop it (0, or -1 when the stop failed). */
 int bench_ceph_stop(void);
+/** The object size of the run's files: CephFS's default 4 MiB, rounded up
+ *  to a multiple of -stripe.  Local. */
+long long bench_ceph_object_size(const struct bench_opts *o);
+#ifdef BENCH_HAVE_RADOS
+/** A rados: file ("POOL/NAME") read straight from its objects with
+ *  librados, its layout and size from object 0's xattrs: the independent
+ *  check of what resonio wrote.  Local. */
+struct bench_rfile {
+    char pool[128], name[1024];
+    long long su, sc, os, size;
+    void *cl, *io; /* rados_t, rados_ioctx_t */
+};
+/** 0, or -1 when the cluster of conf or the file's object 0 cannot be read. */
+int bench_rfile_open(const char *conf, const char *pn, struct bench_rfile *f);
+/** As bench_efile_pread (holes and bytes past an object's end read as
+ *  zero); -1 when an object cannot be read. */
+long long bench_rfile_pread(const struct bench_rfile *f, unsigned char *buf, long long len,
+                            long long off);
+void bench_rfile_close(struct bench_rfile *f);
+#endif
 /** The OSDs' request counters since the last reset (resonio-ceph stats),
  *  as bench_emu_stats.  Rank 0. */
 int bench_ceph_stats(const struct bench_opts *o, int reset, struct bench_tgt *out, int max);

@@ -14,6 +14,13 @@
  * OSD recorded of the requests (its operation history), as resonio-emud's
  * counters are read on emu; the files are checked through the mount with
  * POSIX reads, as on any file system.
+ *
+ * -storage rados runs the same cluster without a mount: the files are
+ * rados:resonio/<name> (the tool's pool), striped by the striping hints
+ * and an object size of 4 MiB (CephFS's default, rounded up to a multiple
+ * of the unit), and each round's file is checked from its objects with
+ * librados and the striping arithmetic done here again (bench_rfile_*),
+ * not through resonio.
  */
 #include "bench.h"
 
@@ -24,6 +31,10 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#ifdef BENCH_HAVE_RADOS
+#include <rados/librados.h>
+#endif
 
 #ifndef RIO_CEPH_TOOL
 #define RIO_CEPH_TOOL "resonio-ceph"
@@ -40,13 +51,13 @@ int bench_ceph_start(const struct bench_opts *o, char *dir, size_t dirlen, char 
         snprintf(msg, msglen, "cannot run %s (give resonio-ceph with -ceph-tool)", tool);
         return -1;
     }
-    char *args[] = {"--osds", "3", "--no-client-cache", NULL};
+    char *args[] = {"--osds", "3", o->rados ? "--no-fuse" : "--no-client-cache", NULL};
     if (bench_service_start(&svc, tool, "ceph", args, dir, dirlen, msg, msglen))
         return -1;
-    /* the data directory, with the layout its new files inherit; the object
-     * size is CephFS's default, a multiple of the unit */
-    long long os = 4LL << 20;
-    os = os % o->stripe ? (os / o->stripe + 1) * o->stripe : os;
+    if (o->rados)
+        return 0;
+    /* the data directory, with the layout its new files inherit */
+    long long os = bench_ceph_object_size(o);
     char lay[128], data[256];
     snprintf(data, sizeof data, "%s/mnt/bench", dir);
     snprintf(lay, sizeof lay, "stripe_unit=%lld stripe_count=%d object_size=%lld", o->stripe,
@@ -58,6 +69,13 @@ int bench_ceph_start(const struct bench_opts *o, char *dir, size_t dirlen, char 
         return -1;
     }
     return 0;
+}
+
+/* Contract in bench.h. */
+long long bench_ceph_object_size(const struct bench_opts *o)
+{
+    long long os = 4LL << 20;
+    return os % o->stripe ? (os / o->stripe + 1) * o->stripe : os;
 }
 
 /* Contract in bench.h. */
@@ -73,3 +91,82 @@ int bench_ceph_stats(const struct bench_opts *o, int reset, struct bench_tgt *ou
                     (char *)o->ceph_dir, reset ? "--reset" : NULL, NULL};
     return bench_stats_run(argv, out, max);
 }
+
+/* ---- a rados: file read from its objects ------------------------------------------ */
+
+#ifdef BENCH_HAVE_RADOS
+/* Contract in bench.h. */
+int bench_rfile_open(const char *conf, const char *pn, struct bench_rfile *f)
+{
+    char v[128], oid[sizeof f->name + 20];
+    const char *slash = strchr(pn, '/');
+    memset(f, 0, sizeof *f);
+    if (!slash || (size_t)(slash - pn) >= sizeof f->pool || strlen(slash + 1) >= sizeof f->name)
+        return -1;
+    memcpy(f->pool, pn, (size_t)(slash - pn));
+    snprintf(f->name, sizeof f->name, "%s", slash + 1);
+    int r = rados_create(&f->cl, NULL);
+    if (r >= 0)
+        r = rados_conf_read_file(f->cl, conf);
+    if (r >= 0)
+        r = rados_connect(f->cl);
+    if (r >= 0)
+        r = rados_ioctx_create(f->cl, f->pool, &f->io);
+    /* object 0's xattrs: "unit count object_size" and the size */
+    snprintf(oid, sizeof oid, "%s.%016llx", f->name, 0ULL);
+    if (r >= 0 && (r = rados_getxattr(f->io, oid, "rio.layout", v, sizeof v - 1)) >= 0) {
+        v[r] = 0;
+        r = sscanf(v, "%lld %lld %lld", &f->su, &f->sc, &f->os) == 3 && f->su > 0 &&
+                    f->sc > 0 && f->os >= f->su && f->os % f->su == 0
+                ? 0
+                : -EINVAL;
+    }
+    if (r >= 0 && (r = rados_getxattr(f->io, oid, "rio.size", v, sizeof v - 1)) >= 0) {
+        v[r] = 0;
+        f->size = atoll(v);
+    }
+    if (r < 0) {
+        bench_rfile_close(f);
+        return -1;
+    }
+    return 0;
+}
+
+/* Contract in bench.h. */
+long long bench_rfile_pread(const struct bench_rfile *f, unsigned char *buf, long long len,
+                            long long off)
+{
+    char oid[sizeof f->name + 20];
+    if (off >= f->size)
+        return 0;
+    if (len > f->size - off)
+        len = f->size - off;
+    /* a stripe unit at a time: block, stripe, column, object set */
+    for (long long done = 0; done < len;) {
+        long long at = off + done, block = at / f->su, stripe = block / f->sc;
+        long long spo = f->os / f->su, obj = stripe / spo * f->sc + block % f->sc;
+        long long in = stripe % spo * f->su + at % f->su;
+        long long n = f->su - at % f->su < len - done ? f->su - at % f->su : len - done;
+        snprintf(oid, sizeof oid, "%s.%016llx", f->name, (unsigned long long)obj);
+        int r = rados_read(f->io, oid, (char *)buf + done, (size_t)n, (uint64_t)in);
+        if (r == -ENOENT) /* an object never written: a hole */
+            r = 0;
+        if (r < 0)
+            return -1;
+        memset(buf + done + r, 0, (size_t)(n - r)); /* past the object's end */
+        done += n;
+    }
+    return len;
+}
+
+/* Contract in bench.h. */
+void bench_rfile_close(struct bench_rfile *f)
+{
+    if (f->io)
+        rados_ioctx_destroy(f->io);
+    if (f->cl)
+        rados_shutdown(f->cl);
+    f->io = NULL;
+    f->cl = NULL;
+}
+#endif

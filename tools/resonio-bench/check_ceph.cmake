@@ -1,16 +1,27 @@
-# check_ceph.cmake — resonio-bench on CephFS at a tiny size: it starts its
+# check_ceph.cmake — resonio-bench on Ceph at a tiny size: it starts its
 # own Ceph cluster (tools/resonio-ceph), runs native and resonio's
-# strategies with every byte verified, reports per OSD the requests, their
+# strategies on CephFS (STORAGE cephfs), or resonio's on RADOS objects
+# with the direct strategy's list I/O and lua class side by side (STORAGE
+# rados), with every byte verified, reports per OSD the requests, their
 # bytes and the fraction that continue their object's previous request
 # (from the OSDs' own operation histories) in the report and the JSON, and
 # leaves no cluster behind (directory removed, no process naming it).
-#   cmake -DRUN=<launcher words and program, |-separated> -DOUT=<dir> -P check_ceph.cmake
+#   cmake -DRUN=<launcher words and program, |-separated> -DOUT=<dir>
+#         -DSTORAGE=cephfs|rados -P check_ceph.cmake
 cmake_minimum_required(VERSION 3.19)
 string(REPLACE "|" ";" run "${RUN}")
 file(REMOVE_RECURSE ${OUT})
+if(STORAGE STREQUAL "rados")
+  set(impls two_phase resonant direct direct_list direct_lua)
+  set(work -w noncontig -elmtcount 16 -bufsize 32k -size 256k)
+else()
+  set(impls native two_phase resonant stripe auto)
+  set(work -w demo -seg 64k -size 2m)
+endif()
+string(REPLACE ";" "," implarg "${impls}")
 execute_process(
-  COMMAND ${run} -storage cephfs -targets 4 -stripe 64k -rounds 1 -noplot -o ${OUT}
-          -impl native,two_phase,resonant,stripe,auto -w demo -seg 64k -size 2m
+  COMMAND ${run} -storage ${STORAGE} -targets 4 -stripe 64k -rounds 1 -noplot -o ${OUT}
+          -impl ${implarg} ${work}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 
 function(fail msg)
@@ -38,17 +49,47 @@ execute_process(
 if(left)
   fail("processes of the cluster are left: ${left}")
 endif()
-file(GLOB md ${OUT}/*-cephfs-np*.md)
+file(GLOB md ${OUT}/*-${STORAGE}-np*.md)
 if(NOT md)
-  fail("no report section for cephfs in ${OUT}")
+  fail("no report section for ${STORAGE} in ${OUT}")
 endif()
 file(READ ${md} text)
+set(f3 "[0-9.-]+ [0-9.-]+ [0-9.-]+")
+set(num "[0-9.-]+")
+if(STORAGE STREQUAL "rados")
+  # the strategies that exchange write objects' extents as compound
+  # operations; direct_lua's every request is a class call, direct_list's none
+  foreach(impl two_phase resonant direct_list)
+    foreach(ph write read)
+      if(NOT text MATCHES "\\| ${impl} \\| ${ph} \\| ${f3} \\| ${num} \\| ${num} \\| ${f3} \\| [1-9][0-9]* \\| 0 \\| [1-9][0-9]* \\|")
+        fail("no per-OSD row of list I/O for ${impl} ${ph} in ${md}")
+      endif()
+    endforeach()
+  endforeach()
+  # (a plain write of a stripe unit was seen now and then among them)
+  foreach(ph write read)
+    if(NOT text MATCHES "\\| direct_lua \\| ${ph} \\| [0-9. -]+ \\| ${num} \\| ${num} \\| [0-9. -]+ \\| ([1-9][0-9]*) \\| ([1-9][0-9]*) \\| ${num} \\|")
+      fail("no per-OSD row of class calls for direct_lua ${ph} in ${md}")
+    endif()
+    math(EXPR twice "2 * ${CMAKE_MATCH_2}")
+    if(twice LESS_EQUAL CMAKE_MATCH_1)
+      fail("direct_lua ${ph}: ${CMAKE_MATCH_1} requests, of them only ${CMAKE_MATCH_2} class calls")
+    endif()
+  endforeach()
+  file(GLOB js ${OUT}/*-rados-np*.json)
+  file(READ ${js} j)
+  string(JSON kind GET "${j}" storage kind)
+  if(NOT kind STREQUAL "rados")
+    fail("JSON storage kind ${kind}")
+  endif()
+  message(STATUS "bench on rados: every byte verified, list I/O and class calls per OSD, nothing left behind")
+  return()
+endif()
 # every implementation: both phases with a column per OSD (- for an OSD
 # that holds no object of the file: placement is by hash; - for all when
 # no object got a second request, as resonant's reads at 2 ranks), the
 # requests, which reached the OSDs, and their bytes per request
-set(f3 "[0-9.-]+ [0-9.-]+ [0-9.-]+")
-foreach(impl native two_phase resonant stripe auto)
+foreach(impl ${impls})
   foreach(ph write read)
     if(NOT text MATCHES "\\| ${impl} \\| ${ph} \\| ${f3} \\| [0-9.-]+ \\| [0-9.-]+ \\| ${f3} \\| [1-9][0-9]* \\| 0 \\| [1-9][0-9]* \\|")
       fail("no per-OSD row for ${impl} ${ph} in ${md}")

@@ -104,7 +104,7 @@ void bench_usage(FILE *to)
     fprintf(to,
             "usage: resonio-bench [--suite default|full|emu] [-impl LIST] [-rounds N] [-dir DIR]\n"
             "                     [-o DIR] [-sync] [-noplot] [-list] [-dry]\n"
-            "                     [-storage posix|emu|cephfs [-targets N] [-model hdd|ssd|none]\n"
+            "                     [-storage posix|emu|cephfs|rados [-targets N] [-model M]\n"
             "                      [-stripe SIZE] [-time-scale F] [-emud PATH] [-ceph-tool PATH]]\n"
             "                     [-w WORKLOAD [-PARAM VALUE[,VALUE...]] [-hint KEY=VALUE]...\n"
             "                      [-impls LIST]]...\n"
@@ -142,7 +142,11 @@ void bench_usage(FILE *to)
             "              OSDs, CephFS through ceph-fuse) for the run and stop it at the end;\n"
             "              files in a directory of the mount with the layout -stripe x -targets;\n"
             "              per-OSD requests, bytes and sequentiality from the OSDs' histories\n"
-            "  -targets N  emu targets, cephfs stripe count (default 4)\n"
+            "              or rados: the same cluster without a mount; files rados:resonio/<name>\n"
+            "              (-stripe x -targets, 4 MiB objects), checked from the objects with\n"
+            "              librados; resonio only, with direct_list and direct_lua (the direct\n"
+            "              strategy with list I/O or the OSDs' lua class forced) beside direct\n"
+            "  -targets N  emu targets, cephfs and rados stripe count (default 4)\n"
             "  -model M    emu: hdd (default), ssd or none\n"
             "  -stripe S   striping_unit of the files (default 64k; striping_factor: -targets)\n"
             "  -time-scale F  emu: wait F times the modelled service time (default 1)\n"
@@ -454,10 +458,18 @@ static int set_option(const char *arg, const char *val, struct bench_opts *o, ch
     } else if (is_flag(arg, "o")) {
         o->out = val;
     } else if (is_flag(arg, "storage")) {
-        if (strcmp(val, "posix") && strcmp(val, "emu") && strcmp(val, "cephfs"))
-            return err_msg(msg, len, "-storage must be posix, emu or cephfs, not '%s'", val);
+        if (strcmp(val, "posix") && strcmp(val, "emu") && strcmp(val, "cephfs") &&
+            strcmp(val, "rados"))
+            return err_msg(msg, len, "-storage must be posix, emu, cephfs or rados, not '%s'",
+                           val);
         o->emu = !strcmp(val, "emu");
-        o->ceph = !strcmp(val, "cephfs");
+        o->rados = !strcmp(val, "rados");
+        o->ceph = o->rados || !strcmp(val, "cephfs");
+#ifndef BENCH_HAVE_RADOS
+        if (o->rados)
+            return err_msg(msg, len, "-storage rados: this resonio-bench was built without "
+                                     "librados (Debian: librados-dev), which checks the files");
+#endif
         storage_given = 1;
     } else if (is_flag(arg, "targets")) {
         if (parse_number(val, &v) || v < 1 || v > BENCH_MAX_TARGETS)
@@ -596,7 +608,7 @@ int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *m
     o->plots = 1;
     o->impl_mask = 0;
     for (int i = 0; i < bench_nimpls; i++)
-        if (!bench_impls[i].noncoll)
+        if (!bench_impls[i].noncoll && !bench_impls[i].rados)
             o->impl_mask |= 1u << i;
     o->targets = 4;
     o->model = "hdd";
@@ -622,15 +634,20 @@ int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *m
     }
     if (!storage_given && o->suite && !strcmp(o->suite, "emu"))
         o->emu = 1;
-    if (o->emu) {
-        /* the MPI library cannot open emu: files, and limit is POSIX I/O */
-        for (int i = 0; i < bench_nimpls; i++)
-            if (bench_impls[i].kind != IMPL_RESONIO)
-                o->skipped |= 1u << i;
+    for (int i = 0; i < bench_nimpls; i++) {
+        /* the MPI library cannot open emu: or rados: files, and limit is
+         * POSIX I/O; the rados: variants run there only, by default */
+        if ((o->emu || o->rados) && bench_impls[i].kind != IMPL_RESONIO)
+            o->skipped |= 1u << i;
+        if (bench_impls[i].rados && !o->rados)
+            o->skipped |= 1u << i;
+        if (bench_impls[i].rados && o->rados && !o->impl_given)
+            o->impl_mask |= 1u << i;
     }
     for (int i = 0; i < o->npoints; i++)
         if (!bench_point_impls(o, &o->points[i]))
             return err_msg(msg, len, "%s %s: no implementation to run%s", o->points[i].w->name,
-                           o->points[i].params, o->emu ? " on -storage emu" : "");
+                           o->points[i].params,
+                           o->emu ? " on -storage emu" : o->rados ? " on -storage rados" : "");
     return 0;
 }

@@ -10,7 +10,11 @@
  * own pieces with independent calls (rio_file_write_at/read_at, run.c),
  * the non-collective I/O of resonant-io.txt Figure 2.  `limit` is not
  * MPI-IO: run.c writes and reads the same bytes with large sequential
- * pwrite/pread and has no table.
+ * pwrite/pread and has no table.  On -storage rados, `direct_list` and
+ * `direct_lua` are the direct strategy with the rados: driver's datatype
+ * I/O forced to list I/O (one compound operation of extents per object)
+ * and to the OSD's lua class (the dataloop shipped to the object), beside
+ * `direct`, whose driver chooses between them by measuring.
  */
 #include "bench.h"
 
@@ -26,17 +30,22 @@ int bench_nimpls;
 
 int bench_impls_init(void)
 {
-    static const struct bench_impl head = {"native", IMPL_NATIVE, NULL, 0},
-                                   tail[] = {{"indep_calls", IMPL_RESONIO, "independent", 1},
-                                             {"auto", IMPL_RESONIO, "auto", 0},
-                                             {"limit", IMPL_LIMIT, NULL, 0}};
+    static const struct bench_impl head = {"native", IMPL_NATIVE, NULL, 0, NULL, 0},
+                                   tail[] = {
+                                       {"indep_calls", IMPL_RESONIO, "independent", 1, NULL, 0},
+                                       {"auto", IMPL_RESONIO, "auto", 0, NULL, 0},
+                                       {"direct_list", IMPL_RESONIO, "direct", 0,
+                                        "resonio_rados_view=list", 1},
+                                       {"direct_lua", IMPL_RESONIO, "direct", 0,
+                                        "resonio_rados_view=lua", 1},
+                                       {"limit", IMPL_LIMIT, NULL, 0, NULL, 0}};
     int ns = rio_strategy_count(), n = 0;
     if (ns < 0 || 1 + ns + (int)(sizeof tail / sizeof tail[0]) > BENCH_MAX_IMPLS)
         return -1;
     bench_impls[n++] = head;
     for (int i = 0; i < ns; i++)
         bench_impls[n++] = (struct bench_impl){rio_strategy_name(i), IMPL_RESONIO,
-                                               rio_strategy_name(i), 0};
+                                               rio_strategy_name(i), 0, NULL, 0};
     for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
         bench_impls[n++] = tail[i];
     bench_nimpls = n;

@@ -805,9 +805,9 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
         fprintf(f, "null");
     fprintf(f, ",\n  \"storage\": ");
     if (o->ceph)
-        fprintf(f, "{\"kind\": \"cephfs\", \"osds\": 3, \"stripe_unit\": %lld, "
-                   "\"stripe_count\": %d}",
-                o->stripe, o->targets);
+        fprintf(f, "{\"kind\": \"%s\", \"osds\": 3, \"stripe_unit\": %lld, "
+                   "\"stripe_count\": %d, \"object_size\": %lld}",
+                o->rados ? "rados" : "cephfs", o->stripe, o->targets, bench_ceph_object_size(o));
     else if (o->emu)
         fprintf(f,
                 "{\"kind\": \"emu\", \"targets\": %d, \"model\": \"%s\", \"stripe_unit\": %lld, "
@@ -1109,6 +1109,20 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
         if (o->skipped & o->impl_mask)
             fprintf(f, "- not run here: native (the MPI library cannot open `emu:` files) and "
                        "limit (POSIX I/O)\n");
+    } else if (o->rados) {
+        char su[32], os[32];
+        bench_fmt_size(su, sizeof su, o->stripe);
+        bench_fmt_size(os, sizeof os, bench_ceph_object_size(o));
+        fprintf(f, "## %s, %d ranks, RADOS\n\n", m->mpi, m->nprocs);
+        fprintf(f,
+                "- storage: a Ceph cluster started for this run (tools/resonio-ceph: 1 monitor, "
+                "3 memstore OSDs, no mount); files `rados:resonio/<name>` with stripe unit %s, "
+                "stripe count %d, objects of %s; each round's file checked from its objects "
+                "with librados\n"
+                "- not run here: native (the MPI library cannot open `rados:` files) and limit "
+                "(POSIX I/O); `direct_list` and `direct_lua` are the direct strategy with "
+                "`resonio_rados_view` forced to list I/O or to the OSDs' lua class\n",
+                su, o->targets, os);
     } else if (o->ceph) {
         char su[32];
         bench_fmt_size(su, sizeof su, o->stripe);
@@ -1132,7 +1146,7 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
 
     /* targets (they compare with native and limit, which do not run on emu) */
     int met = 0, spread = 0, missed = 0, beyond = 0;
-    if (o->emu)
+    if (o->emu || o->rados)
         goto plots;
     fprintf(f, "\n### Targets\n\nEach row compares the medians of this run (write, read: "
                "resonio auto / native, or auto / limit). \"auto >= native\" allows the spread the "

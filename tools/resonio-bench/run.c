@@ -159,15 +159,43 @@ static long long bytes_differ(const unsigned char *a, const unsigned char *b, si
  * to *stray instead: an implementation may fill them with whatever its
  * buffers held (read-modify-write past the end of a new file), which does
  * not change the data but is worth reporting. */
-static long long check_range(struct point_ctx *x, int fd, const struct bench_efile *ef,
-                             MPI_Offset off, MPI_Offset len, int limit, long long *stray)
+/* Where check_file reads the file from: a POSIX descriptor, the emulated
+ * storage's object files or a rados: file's objects. */
+struct stored {
+    int fd;
+    struct bench_efile ef;
+#ifdef BENCH_HAVE_RADOS
+    struct bench_rfile rf;
+#endif
+    long long (*pread)(const struct stored *s, unsigned char *buf, long long len, long long off);
+};
+
+static long long stored_posix(const struct stored *s, unsigned char *buf, long long len,
+                              long long off)
+{
+    return (long long)pread(s->fd, buf, (size_t)len, off);
+}
+static long long stored_emu(const struct stored *s, unsigned char *buf, long long len,
+                            long long off)
+{
+    return bench_efile_pread(&s->ef, buf, len, off);
+}
+#ifdef BENCH_HAVE_RADOS
+static long long stored_rados(const struct stored *s, unsigned char *buf, long long len,
+                              long long off)
+{
+    return bench_rfile_pread(&s->rf, buf, len, off);
+}
+#endif
+
+static long long check_range(struct point_ctx *x, const struct stored *sf, MPI_Offset off,
+                             MPI_Offset len, int limit, long long *stray)
 {
     long long bad = 0;
     const struct bench_plan *pl = &x->plan;
     for (MPI_Offset at = off; at < off + len; at += CHECK_CHUNK) {
         size_t n = (size_t)(off + len - at < CHECK_CHUNK ? off + len - at : CHECK_CHUNK);
-        long long got = ef ? bench_efile_pread(ef, x->chk[0], (long long)n, at)
-                           : (long long)pread(fd, x->chk[0], n, at);
+        long long got = sf->pread(sf, x->chk[0], (long long)n, at);
         if (got != (long long)n) {
             if (!first_bad[0])
                 snprintf(first_bad, sizeof first_bad, "file too short at offset %lld",
@@ -197,25 +225,41 @@ static long long check_range(struct point_ctx *x, int fd, const struct bench_efi
 }
 
 /* Check of the whole file, without the implementation: size, then each
- * rank its 1/N; POSIX reads, or the emulated storage's object files. */
+ * rank its 1/N; POSIX reads, the emulated storage's object files, or a
+ * rados: file's objects. */
 static long long check_file(struct point_ctx *x, MPI_Offset size, int limit, long long *stray)
 {
     long long bad = 0, have;
-    int fd = -1;
-    struct bench_efile ef;
+    struct stored sf = {.fd = -1, .pread = stored_posix};
     if (x->o->emu) {
-        if (bench_efile_open(x->o->emu_dir, x->path + 4, &ef)) {
+        if (bench_efile_open(x->o->emu_dir, x->path + 4, &sf.ef)) {
             if (!first_bad[0])
                 snprintf(first_bad, sizeof first_bad, "no %.100s in the object files", x->path);
             return 1;
         }
-        have = ef.size;
+        sf.pread = stored_emu;
+        have = sf.ef.size;
+    } else if (x->o->rados) {
+#ifdef BENCH_HAVE_RADOS
+        char conf[sizeof x->o->ceph_dir + 16];
+        snprintf(conf, sizeof conf, "%s/ceph.conf", x->o->ceph_dir);
+        if (bench_rfile_open(conf, x->path + 6, &sf.rf)) {
+            if (!first_bad[0])
+                snprintf(first_bad, sizeof first_bad, "no %.100s in the pool's objects",
+                         x->path);
+            return 1;
+        }
+        sf.pread = stored_rados;
+        have = sf.rf.size;
+#else
+        return 1; /* not reached: the command line refuses -storage rados */
+#endif
     } else {
         struct stat sb;
-        fd = open(x->path, O_RDONLY);
-        if (fd < 0)
+        sf.fd = open(x->path, O_RDONLY);
+        if (sf.fd < 0)
             return 1;
-        have = fstat(fd, &sb) ? -1 : (long long)sb.st_size;
+        have = fstat(sf.fd, &sb) ? -1 : (long long)sb.st_size;
     }
     if (have != size) {
         bad++;
@@ -224,11 +268,15 @@ static long long check_file(struct point_ctx *x, MPI_Offset size, int limit, lon
                      (long long)size);
     }
     MPI_Offset lo = size * x->rank / x->np, hi = size * (x->rank + 1) / x->np;
-    bad += check_range(x, fd, x->o->emu ? &ef : NULL, lo, hi - lo, limit, stray);
+    bad += check_range(x, &sf, lo, hi - lo, limit, stray);
     if (x->o->emu)
-        bench_efile_close(&ef);
+        bench_efile_close(&sf.ef);
+#ifdef BENCH_HAVE_RADOS
+    else if (x->o->rados)
+        bench_rfile_close(&sf.rf);
+#endif
     else
-        close(fd);
+        close(sf.fd);
     return bad;
 }
 
@@ -438,7 +486,7 @@ static void remove_file(struct point_ctx *x, MPI_Info info)
 {
     if (x->rank != 0)
         return;
-    if (x->o->emu)
+    if (x->o->emu || x->o->rados)
         rio_file_delete(x->path, info);
     else
         unlink(x->path);
@@ -788,6 +836,8 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
     }
     if (o->emu)
         snprintf(x.path, sizeof x.path, "emu:resonio-bench.%s", p->w->name);
+    else if (o->rados)
+        snprintf(x.path, sizeof x.path, "rados:resonio/resonio-bench.%s", p->w->name);
     else
         snprintf(x.path, sizeof x.path, "%s/resonio-bench.%s.dat", o->dir, p->w->name);
 
@@ -822,17 +872,23 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             MPI_Info_create(&infos[k]);
         if (bench_impls[ids[k]].kind == IMPL_RESONIO)
             MPI_Info_set(infos[k], "resonio_strategy", bench_impls[ids[k]].strategy);
-        if (o->emu) {
+        if (o->emu || o->rados) {
             char v[32];
-            MPI_Info_set(infos[k], "resonio_emu_dir", o->emu_dir);
+            if (o->emu)
+                MPI_Info_set(infos[k], "resonio_emu_dir", o->emu_dir);
             snprintf(v, sizeof v, "%lld", o->stripe);
             MPI_Info_set(infos[k], "striping_unit", v);
             snprintf(v, sizeof v, "%d", o->targets);
             MPI_Info_set(infos[k], "striping_factor", v);
+            if (o->rados) {
+                snprintf(v, sizeof v, "%lld", bench_ceph_object_size(o));
+                MPI_Info_set(infos[k], "resonio_object_size", v);
+            }
         }
-        /* the specification's hints: "key=value key=value" */
-        char hb[sizeof p->hints], *save = NULL;
-        snprintf(hb, sizeof hb, "%s", p->hints);
+        /* the implementation's hint and the specification's: "key=value ..." */
+        char hb[sizeof p->hints + 64], *save = NULL;
+        snprintf(hb, sizeof hb, "%s %s", p->hints,
+                 bench_impls[ids[k]].hint ? bench_impls[ids[k]].hint : "");
         for (char *h = strtok_r(hb, " ", &save); h; h = strtok_r(NULL, " ", &save)) {
             char *eq = strchr(h, '=');
             *eq = 0;
