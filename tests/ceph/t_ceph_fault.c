@@ -30,6 +30,13 @@
  *      returns every byte, and the file itself (read through the mount)
  *      holds every byte.
  *
+ * A third file goes the same way through the rados: driver
+ * (rados:resonio/<name>, opened by every rank), checked from its objects
+ * with librados (rados_test.h): its collective write and read fail with
+ * the OSD down, its sync may succeed (RADOS acknowledges a write only once
+ * it is stored, so a sync has nothing to flush; the write itself failed),
+ * and after the restart every byte verifies.
+ *
  * resonio_ceph_timeout is TIMEOUT_S: the driver sets libcephfs's OSD
  * operation timeout to it.  Measured (MPICH and Open MPI): the write fails
  * in 5.0 s, the read in 10.0 s (the driver reads a slow read again one
@@ -41,6 +48,7 @@
  */
 #include "resonio.h"
 #include "../mpi/rtest.h"
+#include "rados_test.h"
 
 #include <time.h>
 
@@ -62,8 +70,9 @@ struct tfile {
     MPI_Comm comm;
     int rank, nprocs;
     long long per_rank; /* bytes each rank writes */
-    char path[4200];  /* in the mount */
-    char rname[4300]; /* its cephfs: name */
+    char path[4200];  /* in the mount; for a rados: file, POOL/NAME */
+    char rname[4300]; /* its cephfs: or rados: name */
+    int rados;        /* a rados: file */
     rio_file *fh;
 };
 
@@ -80,7 +89,7 @@ static void verify_file(const struct tfile *t, int gen, const char *what)
     if (t->rank != 0)
         return;
     long long len = 0, bad = 0, first = -1, want = (long long)t->per_rank * t->nprocs;
-    unsigned char *b = RT_SLURP(t->path, &len);
+    unsigned char *b = t->rados ? rados_t_slurp(t->path, &len) : RT_SLURP(t->path, &len);
     if (!b)
         return;
     CHECK(len == want, "%s, %s: the file holds %lld bytes, expected %lld", t->path, what, len,
@@ -178,28 +187,32 @@ static void good_round(struct tfile *t, int gen, const char *what)
     free(r);
 }
 
-/* The OSD other than osd.0 that holds most objects of both files, by the
- * engine's maps (filled by a collective write on each), on rank 0. */
-static int victim(struct tfile *world, struct tfile *solo)
+/* The OSD other than osd.0 that holds most objects of every one of the n
+ * files (the fewest of any file is the largest), by the engine's maps
+ * (filled by a collective write on each), on rank 0. */
+static int victim(struct tfile *const *f, int n)
 {
-    int sw[NOBJ], ss[NOBJ], cw[64] = {0}, cs[64] = {0}, best = -1;
-    if (!RT_OK(rio_file_get_servers(world->fh, 0, NOBJ, sw)) ||
-        !RT_OK(rio_file_get_servers(solo->fh, 0, NOBJ, ss)))
-        return -1;
-    for (int i = 0; i < NOBJ; i++) {
-        if (sw[i] > 0 && sw[i] < 64)
-            cw[sw[i]]++;
-        if (ss[i] > 0 && ss[i] < 64)
-            cs[ss[i]]++;
+    int cnt[3][64] = {{0}}, best = -1, least[64] = {0};
+    for (int k = 0; k < n && k < 3; k++) {
+        int sv[NOBJ];
+        if (!RT_OK(rio_file_get_servers(f[k]->fh, 0, NOBJ, sv)))
+            return -1;
+        for (int i = 0; i < NOBJ; i++)
+            if (sv[i] > 0 && sv[i] < 64)
+                cnt[k][sv[i]]++;
     }
-    for (int o = 1; o < 64; o++)
-        if (cw[o] && cs[o] && (best < 0 || RIO_TEST_MIN(cw[o], cs[o]) >
-                                               RIO_TEST_MIN(cw[best], cs[best])))
+    for (int o = 1; o < 64; o++) {
+        least[o] = NOBJ;
+        for (int k = 0; k < n && k < 3; k++)
+            least[o] = RIO_TEST_MIN(least[o], cnt[k][o]);
+        if (least[o] > 0 && (best < 0 || least[o] > least[best]))
             best = o;
-    CHECK(best > 0, "no OSD other than osd.0 holds objects of both files: nothing to kill");
+    }
+    CHECK(best > 0, "no OSD other than osd.0 holds objects of every file: nothing to kill");
     if (best > 0)
-        printf("osd.%d holds %d of the first %d objects of %s, %d of %s\n", best, cw[best],
-               NOBJ, world->path, cs[best], solo->path);
+        for (int k = 0; k < n && k < 3; k++)
+            printf("osd.%d holds %d of the first %d objects of %s\n", best, cnt[k][best], NOBJ,
+                   f[k]->rname);
     return best;
 }
 
@@ -219,7 +232,11 @@ static void faulty_round(struct tfile *t)
         expect_fault(t, rc, MPI_Wtime() - t0, "MPI_File_write_at_all");
         t0 = MPI_Wtime();
         rc = rio_file_sync(t->fh);
-        expect_fault(t, rc, MPI_Wtime() - t0, "MPI_File_sync");
+        if (t->rados) /* nothing to flush: success or the error, within the bound */
+            CHECK(slowest(t, MPI_Wtime() - t0) <= BOUND_S, "MPI_File_sync on %s: beyond %d s",
+                  t->rname, BOUND_S);
+        else
+            expect_fault(t, rc, MPI_Wtime() - t0, "MPI_File_sync");
         t0 = MPI_Wtime();
         rc = rio_file_read_at_all(t->fh, off, r, t->per_rank, MPI_BYTE, MPI_STATUS_IGNORE);
         expect_fault(t, rc, MPI_Wtime() - t0, "MPI_File_read_at_all");
@@ -255,13 +272,26 @@ static void t_init(struct tfile *t, MPI_Comm comm, const char *suffix, long long
     MPI_Comm_size(comm, &t->nprocs);
     rt_path(t->path, sizeof t->path, suffix);
     snprintf(t->rname, sizeof t->rname, "cephfs:%s", t->path + strlen(mnt));
+    t->rados = 0;
     t->fh = NULL;
+}
+
+/* The rados: file of the test, in the cluster's pool resonio. */
+static void t_init_rados(struct tfile *t, long long per_rank)
+{
+    t_init(t, MPI_COMM_WORLD, "rados", per_rank);
+    const char *base = strrchr(t->path, '/') + 1;
+    char name[256];
+    snprintf(name, sizeof name, "%s", base);
+    snprintf(t->path, sizeof t->path, "resonio/%s", name);
+    snprintf(t->rname, sizeof t->rname, "rados:%s", t->path);
+    t->rados = 1;
 }
 
 int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
-    rt_watchdog(120); /* a normal run takes 35 s */
+    rt_watchdog(150); /* a normal run takes 50 s */
     mnt = rt_arg("-mount");
     dir = rt_arg("-dir");
     tool = rt_arg("-tool");
@@ -269,32 +299,35 @@ int main(int argc, char **argv)
         CHECK(0, "usage: -fname <path in the mount> -mount <mount> -dir <cluster> -tool <tool>");
         return rt_finish();
     }
-    struct tfile world, solo;
+    struct tfile world, solo, rad;
     t_init(&world, MPI_COMM_WORLD, "world", WORLD_PER_RANK);
     t_init(&solo, MPI_COMM_SELF, "solo", SOLO_PER_RANK);
+    t_init_rados(&rad, WORLD_PER_RANK);
+    struct tfile *every[] = {&world, &rad, &solo}; /* solo last: rank 0's alone */
 
     /* 1. the files over the OSDs, every byte verified */
-    good_round(&world, 1, "before the fault");
-    if (rt_rank == 0)
-        good_round(&solo, 1, "before the fault");
+    for (int k = 0; k < 3; k++)
+        if (k < 2 || rt_rank == 0)
+            good_round(every[k], 1, "before the fault");
 
     /* 2. open them again, then kill an OSD that holds some of each; the
      * same bytes written again fill the engine's OSD maps */
     int osd = -1, ok = 1;
     unsigned char *w = malloc(SOLO_PER_RANK);
     CHECK(w != NULL, "out of memory");
-    ok = w && t_open(&world, MPI_MODE_RDWR);
-    if (ok) {
-        fill(&world, w, 1);
-        ok = RT_OK(rio_file_write_at_all(world.fh, (MPI_Offset)rt_rank * WORLD_PER_RANK, w,
-                                         WORLD_PER_RANK, MPI_BYTE, MPI_STATUS_IGNORE));
-    }
+    ok = w != NULL;
+    for (int k = 0; k < 2 && ok; k++)
+        if ((ok = t_open(every[k], MPI_MODE_RDWR))) {
+            fill(every[k], w, 1);
+            ok = RT_OK(rio_file_write_at_all(every[k]->fh, (MPI_Offset)rt_rank * WORLD_PER_RANK,
+                                             w, WORLD_PER_RANK, MPI_BYTE, MPI_STATUS_IGNORE));
+        }
     if (rt_rank == 0 && ok && (ok = t_open(&solo, MPI_MODE_RDWR))) {
         fill(&solo, w, 1);
         ok = RT_OK(rio_file_write_at_all(solo.fh, 0, w, SOLO_PER_RANK, MPI_BYTE,
                                          MPI_STATUS_IGNORE));
         if (ok)
-            osd = victim(&world, &solo);
+            osd = victim(every, 3);
     }
     free(w);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -302,20 +335,18 @@ int main(int argc, char **argv)
 
     /* 3. with the OSD down: every call fails, bounded */
     if (ok && osd > 0 && run_tool("osd-stop", osd)) {
-        faulty_round(&world);
-        if (rt_rank == 0)
-            faulty_round(&solo);
+        for (int k = 0; k < 3; k++)
+            if (k < 2 || rt_rank == 0)
+                faulty_round(every[k]);
         /* 4. the OSD back: the same calls succeed, every byte verified */
-        if (run_tool("osd-start", osd)) {
-            good_round(&world, 3, "after the OSD restarted");
-            if (rt_rank == 0)
-                good_round(&solo, 3, "after the OSD restarted");
-        }
+        if (run_tool("osd-start", osd))
+            for (int k = 0; k < 3; k++)
+                if (k < 2 || rt_rank == 0)
+                    good_round(every[k], 3, "after the OSD restarted");
     } else {
-        if (world.fh)
-            rio_file_close(&world.fh);
-        if (solo.fh)
-            rio_file_close(&solo.fh);
+        for (int k = 0; k < 3; k++)
+            if (every[k]->fh)
+                rio_file_close(&every[k]->fh);
     }
     return rt_finish();
 }
