@@ -265,7 +265,7 @@ int main(int argc, char **argv)
         char conf[sizeof o.ceph_dir + 16];
         snprintf(conf, sizeof conf, "%s/ceph.conf", o.ceph_dir);
         setenv("CEPH_CONF", conf, 1);
-        snprintf(m.tag, sizeof m.tag, "%s-%s-np%d", m.mpi, o.rados ? "rados" : "cephfs", np);
+        snprintf(m.tag, sizeof m.tag, "%s%s-np%d", m.mpi, bench_storage_tag(&o), np);
         snprintf(m.fstype, sizeof m.fstype, o.rados ? "rados" : "cephfs");
     }
 

@@ -276,6 +276,7 @@ struct bench_opts {
     /* -storage cephfs and -storage rados run a Ceph cluster (ceph.c) */
     int ceph;
     int rados; /* -storage rados: files are rados:resonio/<name>, no mount */
+    int bluestore; /* -ceph-store bluestore: OSDs on (sparse) block files, not in memory */
     const char *ceph_tool; /* -ceph-tool: the resonio-ceph program (NULL: the source tree's) */
     char ceph_dir[128];    /* the running cluster's directory (set by main) */
 };
@@ -378,6 +379,9 @@ int bench_ceph_start(const struct bench_opts *o, char *dir, size_t dirlen, char 
                      size_t msglen);
 /** Stop it (0, or -1 when the stop failed). */
 int bench_ceph_stop(void);
+/** The storage's part of the run's names: "", "-emu", "-cephfs", "-rados",
+ *  with "-bluestore" after a Ceph one whose OSDs are bluestore.  Local. */
+const char *bench_storage_tag(const struct bench_opts *o);
 /** The object size of the run's files: CephFS's default 4 MiB, rounded up
  *  to a multiple of -stripe.  Local. */
 long long bench_ceph_object_size(const struct bench_opts *o);

@@ -51,7 +51,8 @@ int bench_ceph_start(const struct bench_opts *o, char *dir, size_t dirlen, char 
         snprintf(msg, msglen, "cannot run %s (give resonio-ceph with -ceph-tool)", tool);
         return -1;
     }
-    char *args[] = {"--osds", "3", o->rados ? "--no-fuse" : "--no-client-cache", NULL};
+    char *args[] = {"--osds", "3", o->rados ? "--no-fuse" : "--no-client-cache", "--store",
+                    o->bluestore ? "bluestore" : "memstore", NULL};
     if (bench_service_start(&svc, tool, "ceph", args, dir, dirlen, msg, msglen))
         return -1;
     if (o->rados)
@@ -69,6 +70,18 @@ int bench_ceph_start(const struct bench_opts *o, char *dir, size_t dirlen, char 
         return -1;
     }
     return 0;
+}
+
+/* Contract in bench.h. */
+const char *bench_storage_tag(const struct bench_opts *o)
+{
+    if (o->emu)
+        return "-emu";
+    if (!o->ceph)
+        return "";
+    if (o->rados)
+        return o->bluestore ? "-rados-bluestore" : "-rados";
+    return o->bluestore ? "-cephfs-bluestore" : "-cephfs";
 }
 
 /* Contract in bench.h. */

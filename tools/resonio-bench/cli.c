@@ -105,7 +105,8 @@ void bench_usage(FILE *to)
             "usage: resonio-bench [--suite default|full|emu] [-impl LIST] [-rounds N] [-dir DIR]\n"
             "                     [-o DIR] [-sync] [-noplot] [-list] [-dry]\n"
             "                     [-storage posix|emu|cephfs|rados [-targets N] [-model M]\n"
-            "                      [-stripe SIZE] [-time-scale F] [-emud PATH] [-ceph-tool PATH]]\n"
+            "                      [-stripe SIZE] [-time-scale F] [-emud PATH] [-ceph-tool PATH]\n"
+            "                      [-ceph-store memstore|bluestore]]\n"
             "                     [-w WORKLOAD [-PARAM VALUE[,VALUE...]] [-hint KEY=VALUE]...\n"
             "                      [-impls LIST]]...\n"
             "  --suite S   run a predefined suite (default when no -w is given); emu: the\n"
@@ -151,6 +152,8 @@ void bench_usage(FILE *to)
             "  -stripe S   striping_unit of the files (default 64k; striping_factor: -targets)\n"
             "  -time-scale F  emu: wait F times the modelled service time (default 1)\n"
             "  -ceph-tool PATH  the resonio-ceph program (default: the source tree's)\n"
+            "  -ceph-store S  cephfs, rados: memstore OSDs (default; in memory) or bluestore\n"
+            "              (sparse block files in the cluster's directory)\n"
             "  -emud PATH  the resonio-emud program (default: next to resonio-bench, the\n"
             "              build tree, or PATH)\n"
             "  -hint K=V   (after -w) an MPI_Info hint for that specification's points\n"
@@ -432,7 +435,7 @@ static int top_option(const char *arg)
 {
     static const char *const names[] = {"impl",  "rounds",  "dir",    "o",          "storage",
                                         "targets", "model", "stripe", "time-scale", "emud",
-                                        "ceph-tool"};
+                                        "ceph-tool", "ceph-store"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (is_flag(arg, names[i]))
             return 1;
@@ -492,6 +495,10 @@ static int set_option(const char *arg, const char *val, struct bench_opts *o, ch
         o->time_scale = d;
     } else if (is_flag(arg, "ceph-tool")) {
         o->ceph_tool = val;
+    } else if (is_flag(arg, "ceph-store")) {
+        if (strcmp(val, "memstore") && strcmp(val, "bluestore"))
+            return err_msg(msg, len, "-ceph-store must be memstore or bluestore, not '%s'", val);
+        o->bluestore = !strcmp(val, "bluestore");
     } else {
         o->emud = val;
     }

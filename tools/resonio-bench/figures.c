@@ -36,9 +36,9 @@
 
 /* One implementation at one point of one run. */
 struct frow {
-    char mpi[16];
+    char mpi[40];
     int np, targets;
-    char model[8];
+    char model[24];
     long long stripe;
     double tscale;
     char workload[16];
@@ -92,12 +92,14 @@ int bench_fig_save(const struct bench_opts *o, const struct bench_meta *m)
     fprintf(f, "# resonio-bench figure data: run mpi np targets model stripe time_scale; then "
                "pt workload seg block depth impl w_med w_min w_max r_med r_min r_max w_seq "
                "w_seqmin r_seq r_seqmin errors ranks_per_node\n");
-    /* runs on CephFS are kept apart from the emulated storage's: their
-     * library name carries the storage, and their model is "cephfs" */
-    char mpi[sizeof m->mpi + 8];
-    snprintf(mpi, sizeof mpi, "%s%s", m->mpi, o->ceph ? "-cephfs" : "");
+    /* runs on Ceph are kept apart from the emulated storage's: their
+     * library name carries the storage ("-cephfs", "-rados", and
+     * "-bluestore" after either), and so does their model */
+    char mpi[sizeof m->mpi + 24];
+    snprintf(mpi, sizeof mpi, "%s%s", m->mpi, o->ceph ? bench_storage_tag(o) : "");
     fprintf(f, "run\t%s\t%d\t%d\t%s\t%lld\t%g\n", mpi, m->nprocs, o->targets,
-            o->ceph ? "cephfs" : o->model, o->stripe, o->ceph ? 0.0 : o->time_scale);
+            o->ceph ? bench_storage_tag(o) + 1 : o->model, o->stripe,
+            o->ceph ? 0.0 : o->time_scale);
     for (int i = 0; i < o->npoints; i++) {
         const struct bench_point *p = &o->points[i];
         for (int k = 0; k < p->nres; k++) {
@@ -135,7 +137,7 @@ static void load_file(const char *path)
     while (fgets(line, sizeof line, f) && nrows < FIG_MAX_ROWS) {
         struct frow r;
         if (!strncmp(line, "run\t", 4)) {
-            have_run = sscanf(line, "run\t%15s\t%d\t%d\t%7s\t%lld\t%lf", run.mpi, &run.np,
+            have_run = sscanf(line, "run\t%39s\t%d\t%d\t%23s\t%lld\t%lf", run.mpi, &run.np,
                               &run.targets, run.model, &run.stripe, &run.tscale) == 6;
             continue;
         }
@@ -741,10 +743,23 @@ void bench_fig_report(FILE *f, const char *dir, int plots)
                "files); they appear under the library's name with `-cephfs`. There a target is an "
                "OSD, and the sequential fraction is the share of each OSD's requests, in the "
                "order it received them, that start where the previous request to the same "
-               "object ended (from the OSDs' own operation histories).\n\n");
-    static const char *const mpis[] = {"mpich", "openmpi", "mpi", "mpich-cephfs",
-                                       "openmpi-cephfs", "mpi-cephfs"};
-    for (int mi = 0; mi < 6; mi++) {
+               "object ended (from the OSDs' own operation histories). Runs with "
+               "`-storage rados` put the files in RADOS objects (no file system, resonio's "
+               "`rados:` driver) and appear with `-rados`; runs with `-ceph-store bluestore` "
+               "(OSDs on block files instead of memory) add `-bluestore`.\n\n");
+    /* each library and storage in the order first seen: the emulated
+     * storage's runs ("mpich", "openmpi", ...) before Ceph's */
+    const char *mpis[FIG_MAX_ROWS];
+    int nmpi = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nrows; i++) {
+            int seen = (strchr(rows[i].mpi, '-') != NULL) != pass;
+            for (int j = 0; j < nmpi && !seen; j++)
+                seen = !strcmp(mpis[j], rows[i].mpi);
+            if (!seen)
+                mpis[nmpi++] = rows[i].mpi;
+        }
+    for (int mi = 0; mi < nmpi; mi++) {
         const char *mpi = mpis[mi];
         int have = 0;
         for (int i = 0; i < nrows; i++)
