@@ -13,7 +13,10 @@ string(REPLACE "|" ";" run "${RUN}")
 file(REMOVE_RECURSE ${OUT})
 if(STORAGE STREQUAL "rados")
   set(impls two_phase resonant direct direct_list direct_lua)
-  set(work -w noncontig -elmtcount 16 -bufsize 32k -size 256k)
+  # and resonant alone on the demo pattern, whose order at the OSDs the
+  # check reads
+  set(work -w noncontig -elmtcount 16 -bufsize 32k -size 256k
+           -w demo -seg 64k -size 2m -impls resonant)
 else()
   set(impls native two_phase resonant stripe auto)
   set(work -w demo -seg 64k -size 2m)
@@ -57,8 +60,9 @@ file(READ ${md} text)
 set(f3 "[0-9.-]+ [0-9.-]+ [0-9.-]+")
 set(num "[0-9.-]+")
 if(STORAGE STREQUAL "rados")
-  # the strategies that exchange write objects' extents as compound
-  # operations; direct_lua's every request is a class call, direct_list's none
+  # (noncontig first) strategies whose requests are list I/O, one compound
+  # operation of extents per object: no class call; direct_lua's requests
+  # are class calls
   foreach(impl two_phase resonant direct_list)
     foreach(ph write read)
       if(NOT text MATCHES "\\| ${impl} \\| ${ph} \\| ${f3} \\| ${num} \\| ${num} \\| ${f3} \\| [1-9][0-9]* \\| 0 \\| [1-9][0-9]* \\|")
@@ -76,6 +80,26 @@ if(STORAGE STREQUAL "rados")
       fail("direct_lua ${ph}: ${CMAKE_MATCH_1} requests, of them only ${CMAKE_MATCH_2} class calls")
     endif()
   endforeach()
+  # resonant's agents write each OSD's objects in ascending order (issue 27:
+  # from the OSDs' own histories): every OSD that judged a request says 1.000
+  string(FIND "${text}" "#### demo" at)
+  if(at LESS 0)
+    fail("no section for demo in ${md}")
+  endif()
+  string(SUBSTRING "${text}" ${at} -1 demo)
+  if(NOT demo MATCHES "\\| resonant \\| write \\| ${f3} \\| [0-9.-]+ \\| [0-9.-]+ \\| ([0-9.-]+ [0-9.-]+ [0-9.-]+) \\|")
+    fail("no resonant write row for demo in ${md}")
+  endif()
+  string(REPLACE " " ";" inorder "${CMAKE_MATCH_1}")
+  foreach(v ${inorder})
+    if(NOT v STREQUAL "1.000" AND NOT v STREQUAL "-")
+      fail("resonant's writes went back on an object at an OSD (in order per OSD: ${CMAKE_MATCH_1})")
+    endif()
+  endforeach()
+  if(NOT inorder MATCHES "1.000")
+    fail("no OSD judged resonant's write order (${CMAKE_MATCH_1})")
+  endif()
+  message(STATUS "resonant's writes in ascending order per object at every OSD: ${CMAKE_MATCH_1}")
   file(GLOB js ${OUT}/*-rados-np*.json)
   file(READ ${js} j)
   string(JSON kind GET "${j}" storage kind)
@@ -96,21 +120,10 @@ foreach(impl ${impls})
     endif()
   endforeach()
 endforeach()
-# resonant's agents write each OSD's objects in ascending order (issue 27:
-# from the OSDs' own histories): every OSD that judged a request says 1.000
-if(NOT text MATCHES "\\| resonant \\| write \\| ${f3} \\| [0-9.-]+ \\| [0-9.-]+ \\| ([0-9.-]+ [0-9.-]+ [0-9.-]+) \\|")
-  fail("no resonant write row in ${md}")
-endif()
-string(REPLACE " " ";" inorder "${CMAKE_MATCH_1}")
-foreach(v ${inorder})
-  if(NOT v STREQUAL "1.000" AND NOT v STREQUAL "-")
-    fail("resonant's writes went back on an object at an OSD (in order per OSD: ${CMAKE_MATCH_1})")
-  endif()
-endforeach()
-if(NOT inorder MATCHES "1.000")
-  fail("no OSD judged resonant's write order (${CMAKE_MATCH_1})")
-endif()
-message(STATUS "resonant's writes in ascending order per object at every OSD: ${CMAKE_MATCH_1}")
+# (resonant's order at the OSDs is asserted on RADOS, below the cephfs
+# part: through ceph-fuse one run of two saw 0.72 of resonant's writes in
+# order at one OSD, the mount's threads reordering what resonio wrote in
+# order)
 file(GLOB js ${OUT}/*-cephfs-np*.json)
 file(READ ${js} j)
 string(JSON kind GET "${j}" storage kind)
