@@ -60,16 +60,23 @@ file(READ ${md} text)
 set(f3 "[0-9.-]+ [0-9.-]+ [0-9.-]+")
 set(num "[0-9.-]+")
 if(STORAGE STREQUAL "rados")
-  # (noncontig first) strategies whose requests are list I/O, one compound
-  # operation of extents per object: no class call; direct_lua's requests
-  # are class calls
-  foreach(impl two_phase resonant direct_list)
-    foreach(ph write read)
-      if(NOT text MATCHES "\\| ${impl} \\| ${ph} \\| ${f3} \\| ${num} \\| ${num} \\| ${f3} \\| [1-9][0-9]* \\| 0 \\| [1-9][0-9]* \\|")
-        fail("no per-OSD row of list I/O for ${impl} ${ph} in ${md}")
-      endif()
-    endforeach()
+  # (noncontig first) the strategies whose requests are list I/O, one
+  # compound operation of extents per object; direct_lua's below
+  set(impls two_phase resonant direct_list)
+endif()
+# every implementation of list I/O: both phases with a column per OSD (-
+# for an OSD that holds no object of the file: placement is by hash; - for
+# all when no object got a second request, as resonant's reads at 2 ranks),
+# the requests, which reached the OSDs, none a class call, and their bytes
+# per request
+foreach(impl ${impls})
+  foreach(ph write read)
+    if(NOT text MATCHES "\\| ${impl} \\| ${ph} \\| ${f3} \\| ${num} \\| ${num} \\| ${f3} \\| [1-9][0-9]* \\| 0 \\| [1-9][0-9]* \\|")
+      fail("no per-OSD row of list I/O for ${impl} ${ph} in ${md}")
+    endif()
   endforeach()
+endforeach()
+if(STORAGE STREQUAL "rados")
   # (a plain write of a stripe unit was seen now and then among them)
   foreach(ph write read)
     if(NOT text MATCHES "\\| direct_lua \\| ${ph} \\| [0-9. -]+ \\| ${num} \\| ${num} \\| [0-9. -]+ \\| ([1-9][0-9]*) \\| ([1-9][0-9]*) \\| ${num} \\|")
@@ -100,34 +107,14 @@ if(STORAGE STREQUAL "rados")
     fail("no OSD judged resonant's write order (${CMAKE_MATCH_1})")
   endif()
   message(STATUS "resonant's writes in ascending order per object at every OSD: ${CMAKE_MATCH_1}")
-  file(GLOB js ${OUT}/*-rados-np*.json)
-  file(READ ${js} j)
-  string(JSON kind GET "${j}" storage kind)
-  if(NOT kind STREQUAL "rados")
-    fail("JSON storage kind ${kind}")
-  endif()
-  message(STATUS "bench on rados: every byte verified, list I/O and class calls per OSD, nothing left behind")
-  return()
 endif()
-# every implementation: both phases with a column per OSD (- for an OSD
-# that holds no object of the file: placement is by hash; - for all when
-# no object got a second request, as resonant's reads at 2 ranks), the
-# requests, which reached the OSDs, and their bytes per request
-foreach(impl ${impls})
-  foreach(ph write read)
-    if(NOT text MATCHES "\\| ${impl} \\| ${ph} \\| ${f3} \\| [0-9.-]+ \\| [0-9.-]+ \\| ${f3} \\| [1-9][0-9]* \\| 0 \\| [1-9][0-9]* \\|")
-      fail("no per-OSD row for ${impl} ${ph} in ${md}")
-    endif()
-  endforeach()
-endforeach()
-# (resonant's order at the OSDs is asserted on RADOS, below the cephfs
-# part: through ceph-fuse one run of two saw 0.72 of resonant's writes in
-# order at one OSD, the mount's threads reordering what resonio wrote in
-# order)
-file(GLOB js ${OUT}/*-cephfs-np*.json)
+# (resonant's order is asserted on RADOS only: through ceph-fuse one run of
+# two saw 0.72 of resonant's writes in order at one OSD, the mount's
+# threads reordering what resonio wrote in order.)
+file(GLOB js ${OUT}/*-${STORAGE}-np*.json)
 file(READ ${js} j)
 string(JSON kind GET "${j}" storage kind)
-if(NOT kind STREQUAL "cephfs")
+if(NOT kind STREQUAL STORAGE)
   fail("JSON storage kind ${kind}")
 endif()
-message(STATUS "bench on cephfs: every byte verified, per-OSD rows, nothing left behind")
+message(STATUS "bench on ${STORAGE}: every byte verified, per-OSD rows, nothing left behind")
