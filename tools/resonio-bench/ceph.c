@@ -3,7 +3,7 @@
  *
  * Rank 0 starts the cluster as a service of the bench (service.c: a fresh
  * /tmp directory, a watchdog that stops it whenever rank 0 ends) with
- * tools/resonio-ceph (3 memstore OSDs, CephFS mounted with ceph-fuse,
+ * tools/resonio-ceph (3 OSDs, memstore or -ceph-store's, CephFS mounted with ceph-fuse,
  * without the clients' caches, so that every request the implementations
  * make reaches the OSDs as made and the OSDs' order is theirs).
  * The data files go to <mount>/bench, a directory whose CephFS layout

@@ -1113,26 +1113,29 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
         char su[32], os[32];
         bench_fmt_size(su, sizeof su, o->stripe);
         bench_fmt_size(os, sizeof os, bench_ceph_object_size(o));
-        fprintf(f, "## %s, %d ranks, RADOS\n\n", m->mpi, m->nprocs);
+        fprintf(f, "## %s, %d ranks, RADOS%s\n\n", m->mpi, m->nprocs,
+                o->bluestore ? ", bluestore" : "");
         fprintf(f,
                 "- storage: a Ceph cluster started for this run (tools/resonio-ceph: 1 monitor, "
-                "3 memstore OSDs, no mount); files `rados:resonio/<name>` with stripe unit %s, "
+                "3 %s OSDs, no mount); files `rados:resonio/<name>` with stripe unit %s, "
                 "stripe count %d, objects of %s; each round's file checked from its objects "
                 "with librados\n"
                 "- not run here: native (the MPI library cannot open `rados:` files) and limit "
                 "(POSIX I/O); `direct_list` and `direct_lua` are the direct strategy with "
                 "`resonio_rados_view` forced to list I/O or to the OSDs' lua class\n",
-                su, o->targets, os);
+                o->bluestore ? "bluestore" : "memstore", su, o->targets, os);
     } else if (o->ceph) {
         char su[32];
         bench_fmt_size(su, sizeof su, o->stripe);
-        fprintf(f, "## %s, %d ranks, CephFS\n\n", m->mpi, m->nprocs);
+        fprintf(f, "## %s, %d ranks, CephFS%s\n\n", m->mpi, m->nprocs,
+                o->bluestore ? ", bluestore" : "");
         fprintf(f,
                 "- storage: a Ceph cluster started for this run (tools/resonio-ceph: 1 monitor, "
-                "3 memstore OSDs, 1 metadata server), CephFS mounted with ceph-fuse without client caches (every request reaches the OSDs as made); every file "
-                "has the layout stripe unit %s, stripe count %d (its directory's), for native "
-                "and resonio alike; files checked through the mount\n",
-                su, o->targets);
+                "3 %s OSDs, 1 metadata server), CephFS mounted with ceph-fuse without client "
+                "caches (every request reaches the OSDs as made); every file has the layout "
+                "stripe unit %s, stripe count %d (its directory's), for native and resonio "
+                "alike; files checked through the mount\n",
+                o->bluestore ? "bluestore" : "memstore", su, o->targets);
     } else {
         fprintf(f, "## %s, %d ranks, %s\n\n", m->mpi, m->nprocs, m->fstype);
     }
