@@ -1,11 +1,12 @@
 /*
- * ceph.c — resonio-bench on CephFS (-storage cephfs).
+ * ceph.c — resonio-bench on Ceph (-storage cephfs, -storage rados).
  *
  * Rank 0 starts the cluster as a service of the bench (service.c: a fresh
  * /tmp directory, a watchdog that stops it whenever rank 0 ends) with
- * tools/resonio-ceph (3 OSDs, memstore or -ceph-store's, CephFS mounted with ceph-fuse,
- * without the clients' caches, so that every request the implementations
- * make reaches the OSDs as made and the OSDs' order is theirs).
+ * tools/resonio-ceph (3 OSDs, memstore unless -ceph-store bluestore;
+ * CephFS mounted with ceph-fuse, without the clients' caches, so that
+ * every request the implementations make reaches the OSDs as made and the
+ * OSDs' order is theirs).
  * The data files go to <mount>/bench, a directory whose CephFS layout
  * (stripe unit -stripe, stripe count -targets) every new file inherits:
  * the MPI library's own MPI-IO, which knows nothing of CephFS, then writes
