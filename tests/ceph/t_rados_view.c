@@ -59,10 +59,10 @@ static long long osd_requests(int reset)
              reset ? " --reset" : "");
     /* an operation enters an OSD's history 10-100 ms after its reply
      * (resonio-ceph): let the last phase's settle before the reset, or
-     * they would be counted in the next one, and the phase's own before
-     * the count (resonio-ceph waits for the OSD's counter, which once
-     * lagged too) */
-    usleep(reset ? 200000 : 100000);
+     * they would be counted in the next one (stats itself waits for the
+     * phase's own) */
+    if (reset)
+        usleep(200000);
     FILE *f = popen(cmd, "r");
     long long sum = 0;
     int rows = 0;
