@@ -13,7 +13,9 @@
  *
  *   forced     resonio_rados_view=lua writes and reads the view with one
  *              request per object (4); =list with one compound operation
- *              per 256 extents (32); the bytes the same either way
+ *              per 256 extents (8); the bytes the same either way;
+ *              MPI_File_get_info reports the value (and auto for one that
+ *              is none of auto, lua, list)
  *   auto       four writes and four reads of the fine view: the first call
  *              of each direction runs lua, the second list, each timed;
  *              the shape's bucket keeps the one measured faster (the
@@ -153,6 +155,19 @@ static void fine_call(rio_file *fh, int rd, unsigned char *buf, int count_reqs, 
         *reqs = osd_requests(0);
 }
 
+/* MPI_File_get_info reports resonio_rados_view as want. */
+static void info_is(rio_file *fh, const char *want, const char *what)
+{
+    MPI_Info info;
+    char v[64] = "";
+    if (!RT_OK(rio_file_get_info(fh, &info)))
+        return;
+    int has = rt_info_get(info, "resonio_rados_view", v, sizeof v);
+    CHECK(has && !strcmp(v, want), "%s: get_info reports resonio_rados_view '%s'%s, expected %s",
+          what, v, has ? "" : " (absent)", want);
+    MPI_Info_free(&info);
+}
+
 /* resonio_rados_view=mode forced: the requests each path makes, and the
  * same bytes.  Rank 0 alone. */
 static void test_forced(const char *mode, long long want)
@@ -163,6 +178,7 @@ static void test_forced(const char *mode, long long want)
     if (!fh)
         return;
     static unsigned char w[NBLK * BLK], rb[NBLK * BLK];
+    info_is(fh, mode, "forced");
     fine_data(w, 1);
     set_blocks_view(fh, 0, BLK, STRIDE);
     for (int rd = 0; rd < 2; rd++) {
@@ -197,10 +213,12 @@ static void test_auto(void)
 {
     char p[4300], r[4400];
     names_of("auto", p, sizeof p, r, sizeof r);
-    rio_file *fh = open_fresh(r, MPI_COMM_SELF, NULL, "view");
+    /* a value that is none of auto, lua, list is ignored: auto */
+    rio_file *fh = open_fresh(r, MPI_COMM_SELF, "fastest", "view");
     if (!fh)
         return;
     static unsigned char w[NBLK * BLK], rb[NBLK * BLK];
+    info_is(fh, "auto", "auto");
     set_blocks_view(fh, 0, BLK, STRIDE);
     enum { CALLS = 4 };
     for (int rd = 0; rd < 2; rd++) {
