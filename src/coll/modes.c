@@ -39,56 +39,24 @@ int rio__coll_own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_
 }
 
 /*
- * The direct strategy on storage that takes datatype requests (emu): the
- * rank's whole request is one view request — the filetype's dataloop goes
- * to each target with only that target's bytes, and the servers place
- * them (ECIO's server-side redistribution).  The memory side must be one
- * contiguous run: a packed request (rio__coll_pack) is; another one is
- * packed here.
+ * The direct strategy on storage that takes datatype requests (emu,
+ * rados:): the rank's whole request is one view request — the filetype's
+ * dataloop goes to each target with only that target's bytes, and the
+ * servers place them (ECIO's server-side redistribution).  The
+ * independent layer's view method does the same (memory packed when it is
+ * not one run), without counting a request of its own.
  */
 int rio__coll_direct_view(struct rio_coll_call *c, MPI_Offset *done)
 {
     const struct rio_coll_req *q = c->req;
-    struct rio_dtype_iter it;
-    MPI_Offset off = 0, len = 0;
-    char *buf, *tmp = NULL;
-    int rc;
-    *done = 0;
-    if (q->nbytes <= 0)
-        return 0;
-    rc = rio__dtype_iter_init(&it, q->memtype, q->memcount, 0);
-    if (rc)
-        return rc;
-    int one = rio__dtype_iter_next(&it, q->nbytes, &off, &len) && len >= q->nbytes;
-    rio__dtype_iter_free(&it);
-    if (one) {
-        buf = (char *)q->buf + off;
-    } else {
-        tmp = rio__malloc((size_t)q->nbytes);
-        if (!tmp)
-            return RIO_E_NOMEM;
-        if (q->write &&
-            (rc = rio__dtype_pack(q->memtype, q->memcount, q->buf, 0, q->nbytes, tmp))) {
-            free(tmp);
-            return rc;
-        }
-        c->copies += q->nbytes;
-        buf = tmp;
-    }
-    if (q->write) {
-        rc = rio__store_write_view(q->st, q->filetype, q->disp, q->file_start, buf, q->nbytes);
-        if (!rc)
-            *done = q->nbytes;
-    } else {
-        rc = rio__store_read_view(q->st, q->filetype, q->disp, q->file_start, buf, q->nbytes,
-                                  done);
-        if (tmp && *done > 0) {
-            int urc = rio__dtype_unpack(q->memtype, q->memcount, q->buf, 0, *done, tmp);
-            if (!rc)
-                rc = urc;
-        }
-    }
-    free(tmp);
+    struct rio_indep_req r = {
+        .st = q->st, .write = q->write, .buf = q->buf, .memtype = q->memtype,
+        .memcount = q->memcount, .filetype = q->filetype, .disp = q->disp,
+        .file_start = q->file_start, .nbytes = q->nbytes, .method = RIO_INDEP_VIEW,
+    };
+    long long copies = 0;
+    int rc = rio__indep_view_rw(&r, 0, &copies, done);
+    c->copies += copies;
     return rc;
 }
 

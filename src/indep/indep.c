@@ -59,7 +59,13 @@
  *
  * Regions of 256 KiB and more gain nothing from batching and go one call
  * each.  Everything else is datatype I/O, which measured the same as list
- * I/O on the posix driver.
+ * I/O on the posix driver; on storage whose views are its own datatype
+ * I/O (RIO_STORE_CAP_OWN_VIEWS: rados:, which ships the view's dataloop to
+ * each object's OSD or sends list I/O, whichever it measured faster for
+ * the shape, src/store/rados.c) it is the view method instead: there one
+ * request per object replaces one compound operation per 256 regions,
+ * 100 times faster for 8-byte regions (docs/ceph-lua.md).  Reads that
+ * sieve stay sieved (one read per object of the window already).
  */
 #include "indep_int.h"
 
@@ -127,7 +133,8 @@ static const struct rio_setting indep_keys[] = {
     {"ind_wr_buffer_size", RIO_SET_SIZE, F(ind_wr_buffer_size), "512k", 0,
      "window of a sieved write", NULL, NULL},
     {"resonio_indep_method", RIO_SET_CHOICE, F(indep_method), "auto", 0,
-     "force an independent method: contig, posix, sieve, list, dtype", method_choice, NULL},
+     "force an independent method: contig, posix, sieve, list, dtype, view", method_choice,
+     NULL},
 };
 #undef F
 
@@ -359,7 +366,9 @@ enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
     if (ds != RIO_DISABLE && !req->write && mean / density <= SIEVE_READ_WINDOW &&
         (mean < (double)RIO_INDEP_IOV_REGION || hole < (double)RIO_INDEP_HOLE_MAX))
         return RIO_INDEP_SIEVE;
-    return RIO_INDEP_DTYPE;
+    return req->st && req->st->ops && (req->st->ops->caps & RIO_STORE_CAP_OWN_VIEWS)
+               ? RIO_INDEP_VIEW
+               : RIO_INDEP_DTYPE;
 }
 
 /* The entry points of contig and posix: one loop, one call per run of
@@ -399,7 +408,9 @@ int rio__indep_posix(const struct rio_indep_req *req, struct rio_pairs *c)
 static int stage_wanted(const struct rio_indep_req *req, enum rio_indep_method m)
 {
     const struct rio_dtype_info *mi = rio__dtype_info(req->memtype);
-    return m != RIO_INDEP_SIEVE && !mi->contig && mi->regions > 0 &&
+    /* sieve copies through its window anyway; view packs the whole
+     * request itself, to keep it one storage request */
+    return m != RIO_INDEP_SIEVE && m != RIO_INDEP_VIEW && !mi->contig && mi->regions > 0 &&
            mi->size / mi->regions <= STAGE_PIECE;
 }
 

@@ -15,10 +15,14 @@
  *           ind_wr_buffer_size)
  *   list    list I/O: batches of (file region, memory piece) pairs
  *   dtype   datatype I/O: both dataloops iterated straight into batches
+ *   view    the whole request as one datatype request to storage (the
+ *           filetype to the driver's write_view/read_view, memory packed
+ *           when not contiguous)
  *
  * rio__indep_rw picks one from the access shape (density of the file
- * extent, region count and size) unless the resonio_indep_method hint
- * forces one.  The layer's hints (data sieving, the forced method) are its
+ * extent, region count and size) and what storage offers (its own
+ * datatype I/O: RIO_STORE_CAP_OWN_VIEWS) unless the resonio_indep_method
+ * hint forces one.  The layer's hints (data sieving, the forced method) are its
  * own settings, declared in indep.c's key table and read through
  * rio__indep_settings.
  */
@@ -89,6 +93,17 @@ int rio__indep_rw(const struct rio_indep_req *req, MPI_Offset *done);
 /** The method the chooser would use for req (for stats and tests).  Uses
  *  req->first and end when given. */
 enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req);
+
+/** The view method's transfer without its counters, shared with the
+ *  collective engine's direct strategy: stream bytes [pos, nbytes) of req
+ *  as one rio__store_write_view/read_view of req->filetype (list I/O where
+ *  the driver has no views), the memory side handed over as one run, or
+ *  packed into (a read: unpacked from) a buffer of those bytes, allocated
+ *  for the call, when it is not one.  Local.  *done: the bytes moved (a
+ *  read's prefix before end of file); *copies grows by the bytes packed
+ *  and unpacked.  0 or a negative code (RIO_E_NOMEM, the storage's). */
+int rio__indep_view_rw(const struct rio_indep_req *req, MPI_Offset pos, long long *copies,
+                       MPI_Offset *done);
 
 /** The name of method m, as the resonio_indep_method hint spells it
  *  ("auto" for RIO_INDEP_AUTO); static.  Local; never NULL for

@@ -19,3 +19,4 @@ RIO_INDEP_METHOD(POSIX, posix)   /* one call per file region */
 RIO_INDEP_METHOD(SIEVE, sieve)   /* data sieving (sieve.c) */
 RIO_INDEP_METHOD(LIST, list)     /* list I/O (list.c) */
 RIO_INDEP_METHOD(DTYPE, dtype)   /* datatype I/O (list.c) */
+RIO_INDEP_METHOD(VIEW, view)     /* one datatype request to storage (view.c) */

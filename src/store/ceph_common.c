@@ -24,6 +24,13 @@
 
 #define CEPH_DEFAULT_TIMEOUT 30
 
+/* resonio_rados_view's values, by enum rio_rados_view. */
+static const char *view_choice(int i)
+{
+    static const char *const names[] = {"auto", "lua", "list"};
+    return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
 #define F(m) offsetof(struct rio_ceph_settings, m)
 static const struct rio_setting ceph_keys[] = {
     {"resonio_ceph_conf", RIO_SET_STR, F(conf), NULL, RIO_SET_OPEN_ONLY,
@@ -32,6 +39,11 @@ static const struct rio_setting ceph_keys[] = {
      "seconds the cephfs: and rados: drivers wait for the cluster (connect, monitor and OSD "
      "requests)",
      NULL, NULL},
+    {"resonio_rados_view", RIO_SET_CHOICE, F(rados_view), "auto", 0,
+     "how the rados: driver sends a view's datatype I/O: lua (the view's dataloop to each "
+     "object's OSD, run by its lua class), list (compound operations of extents), auto (each "
+     "request shape measured both ways, the faster kept)",
+     view_choice, NULL},
 };
 #undef F
 

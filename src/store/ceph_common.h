@@ -18,11 +18,14 @@
 
 #include <pthread.h>
 
-/* The hints of both Ceph drivers (resonio_ceph_conf, resonio_ceph_timeout). */
+/* The hints of both Ceph drivers (resonio_ceph_conf, resonio_ceph_timeout)
+ * and rados:'s path for datatype I/O (resonio_rados_view). */
 struct rio_ceph_settings {
     char *conf;  /* owned; NULL: CEPH_CONF, else the library's search */
     int timeout; /* seconds */
+    int rados_view; /* enum rio_rados_view: auto (measure), lua, list */
 };
+enum rio_rados_view { RIO_RADOS_VIEW_AUTO = 0, RIO_RADOS_VIEW_LUA, RIO_RADOS_VIEW_LIST };
 extern const struct rio_settings_owner rio__ceph_settings_owner;
 
 /* One connection to the cluster of a configuration file. */
@@ -81,6 +84,30 @@ int rio__ceph_conn_put(struct rio_ceph_client *c, struct rio_ceph_conn *conn);
  *  0 or -errno. */
 int rio__rados_osds(const struct rio_hints *hints, const char *pool, const char *prefix,
                     int digits, long long first, int n, int *out);
+#endif
+
+#ifdef RIO_HAVE_RADOS
+/** What the rados: driver measured of one request shape of its views
+ *  (rados.c says how it chooses): the bucket's key, and for each path
+ *  (index RIO_RADOS_VIEW_LUA - 1, RIO_RADOS_VIEW_LIST - 1) the wall time
+ *  per byte of the call it was measured on (< 0: not measured), whether
+ *  it failed or the lua class could not take the request, and the calls
+ *  of the bucket that ran it. */
+struct rio_rados_view_bucket {
+    int extents_log2; /* floor(log2) of the mean extents per object a call touches */
+    int gap_log2;     /* 0: no gap between extents; else 1 + floor(log2) of the mean gap */
+    double s_per_byte[2];
+    int failed[2];
+    long long runs[2];
+    int kept; /* RIO_RADOS_VIEW_LUA or _LIST once chosen; RIO_RADOS_VIEW_AUTO while measuring */
+};
+/** The view buckets of the open rados: file st (through wrappers) for
+ *  writes (write != 0) or reads: up to max of them into out, in the
+ *  order of the driver's table.  Returns how many the file has (which may exceed
+ *  max), or -EINVAL when st is not a rados: file.  Local; for tests and
+ *  reports. */
+int rio__rados_view_buckets(struct rio_store *st, int write, struct rio_rados_view_bucket *out,
+                            int max);
 #endif
 
 #endif /* RIO_CEPH_COMMON_H */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct rio_store_ops deferred_views;
+static const struct rio_store_ops deferred_views, deferred_own_views;
 
 struct dfile {
     struct rio_store inner;
@@ -65,10 +65,14 @@ static const struct rio_store_ops *base_of(const struct rio_store_ops *o, const 
     return o;
 }
 
+/* 0: no datatype requests; 1: the base driver takes them; 2: and they are
+ * its own datatype I/O (RIO_STORE_CAP_OWN_VIEWS). */
 static int takes_views(const struct rio_store_ops *o, const char *path)
 {
     o = base_of(o, path);
-    return o && o->write_view && o->read_view;
+    if (!o || !o->write_view || !o->read_view)
+        return 0;
+    return o->caps & RIO_STORE_CAP_OWN_VIEWS ? 2 : 1;
 }
 
 int rio__store_open_deferred(struct rio_store *st, const char *name, int oflags, mode_t perm,
@@ -93,13 +97,15 @@ int rio__store_open_deferred(struct rio_store *st, const char *name, int oflags,
     st->priv = df;
     /* datatype requests only where the inner driver takes them, so that
      * the layer above chooses as it would for the inner driver */
-    st->ops = takes_views(iops, path) ? &deferred_views : &rio__store_deferred;
+    int views = takes_views(iops, path);
+    st->ops = views == 2 ? &deferred_own_views : views ? &deferred_views : &rio__store_deferred;
     return 0;
 }
 
 int rio__store_deferred_opened(struct rio_store *st)
 {
-    return (st->ops != &rio__store_deferred && st->ops != &deferred_views) ||
+    return (st->ops != &rio__store_deferred && st->ops != &deferred_views &&
+            st->ops != &deferred_own_views) ||
            df_of(st)->opened;
 }
 
@@ -260,3 +266,6 @@ static int d_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Off
 const struct rio_store_ops rio__store_deferred = {DEFERRED_OPS};
 static const struct rio_store_ops deferred_views = {DEFERRED_OPS, .write_view = d_write_view,
                                                     .read_view = d_read_view};
+static const struct rio_store_ops deferred_own_views = {
+    DEFERRED_OPS, .write_view = d_write_view, .read_view = d_read_view,
+    .caps = RIO_STORE_CAP_OWN_VIEWS};

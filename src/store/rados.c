@@ -44,6 +44,11 @@
  * as many requests as it holds objects of the call.  .servers asks the
  * monitor which OSD holds each object, for the collective engine; the
  * posix driver on a CephFS mount asks the same through rio__rados_osds.
+ * A view's transfer (write_view/read_view) may instead go to each object
+ * as the filetype's dataloop, run by the OSD's lua class: the driver
+ * measures both ways per request shape and keeps the faster (below,
+ * "datatype I/O at the OSD"), so the layers above hand it views
+ * (RIO_STORE_CAP_OWN_VIEWS).
  *
  * MPI semantics here: RADOS acknowledges a write when it is durable on
  * every replica, so sync has nothing to flush (it only drops the
@@ -184,6 +189,23 @@ static int parse_name(const char *path, char **pool, char **name)
     return 0;
 }
 
+/* The view paths a request shape has measured (see "datatype I/O at the
+ * OSD" below). */
+#define VIEW_BUCKETS 16
+enum { PATH_LUA = 0, PATH_LIST = 1 };
+struct vbucket {
+    int used;
+    int kx, kg;      /* the key: log2 extents per object, 1 + log2 mean gap (0: none) */
+    double t[2];     /* seconds per byte of the call it was measured on; < 0: not yet */
+    int failed[2];   /* the path failed, or (lua) the class could not take the request */
+    long long runs[2];
+    int kept;        /* PATH_* once chosen; -1 while measuring */
+};
+struct vtable {
+    struct vbucket b[VIEW_BUCKETS];
+    int next; /* the slot a new shape takes once all are used (round robin) */
+};
+
 struct rfile {
     struct rio_ceph_conn *conn;
     rados_ioctx_t io;
@@ -193,6 +215,8 @@ struct rfile {
     long long su, os;   /* stripe unit, object size */
     int sc;             /* stripe count */
     atomic_llong seen;  /* a lower bound of the stored size (see the top) */
+    pthread_mutex_t vmu; /* guards vt: threads may share an open file */
+    struct vtable vt[2]; /* [1] writes, [0] reads */
 };
 
 static struct rfile *rf_of(struct rio_store *st)
@@ -574,6 +598,7 @@ static int relayout(struct rfile *rf, const struct rio_layout *want)
 
 static void rf_free(struct rfile *rf)
 {
+    pthread_mutex_destroy(&rf->vmu);
     if (rf->io)
         lib.rados_ioctx_destroy(rf->io);
     if (rf->conn)
@@ -591,7 +616,9 @@ static int rf_new(const char *path, const struct rio_hints *hints, struct rfile 
     int rc;
     if (!rf)
         return RIO_E_NOMEM;
+    pthread_mutex_init(&rf->vmu, NULL);
     if ((rc = parse_name(path, &rf->pool, &rf->name))) {
+        pthread_mutex_destroy(&rf->vmu);
         free(rf);
         return rc;
     }
@@ -1066,15 +1093,47 @@ static ssize_t r_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_O
 }
 
 /* ---- datatype I/O at the OSD ------------------------------------------------------
- * A view's transfer goes to each object it touches as the filetype's
- * dataloop and that object's bytes, expanded by the OSD's lua class
- * (ceph_lua.h), all objects at once: one request per object whatever the
- * number of regions.  Measured (docs/ceph-lua.md, memstore, 8-byte regions
- * 64 bytes apart, 4 objects): 4096 regions an object 0.03-0.04 s this way,
- * 5.3-9.6 s as one compound operation of extents.  Where the class cannot
- * take the request (a tree the wire cannot carry, too many pieces), and
- * for reads that reach past the size (whose byte count the list path
- * works out), the view goes as list I/O. */
+ * A view's transfer goes to each object it touches either as the
+ * filetype's dataloop and that object's bytes, expanded by the OSD's lua
+ * class (ceph_lua.h), all objects at once: one request per object whatever
+ * the number of regions; or as list I/O, one compound operation per object
+ * per OP_MAX_EXTENTS of its extents.  Where the class cannot take the
+ * request (a tree the wire cannot carry, too many pieces), and for reads
+ * that reach past the size (whose byte count the list path works out),
+ * the view goes as list I/O whatever was chosen.
+ *
+ * Which path is faster depends on the shape (docs/ceph-lua.md, memstore):
+ * the OSD's cost of list I/O grows with the extents of an object, more
+ * than linearly inside one compound operation (8-byte extents 64 bytes
+ * apart, 4096 an object: 5.3-9.6 s as one operation, 0.03-0.04 s through
+ * the class's span mode); the class costs a script compiled on the OSD per
+ * object, and its span mode reads (and for a write writes back) the
+ * object's whole range from its first extent to its last, gaps included.
+ * So a request shape is keyed by the mean extents per object of the call
+ * (what list I/O pays for, and what spreads the class's cost per object)
+ * and the mean gap between extents (what the span mode pays for beyond
+ * the data), each as a floor(log2): thousands of 8-byte extents 56 bytes
+ * apart an object is where the class won 100 times; a few extents an
+ * object, or extents far apart, is where list I/O moves fewer bytes for
+ * the same requests.  Neither the key nor the choice needs the size of
+ * the extents: both paths move the data bytes once.
+ *
+ * resonio_rados_view=lua or list forces a path; auto (the default)
+ * measures, per open file, per direction and per shape: the first call
+ * of a shape runs the lua path, the next the list path, each timed (wall
+ * time per byte of the call, from cutting the request to the last reply,
+ * without the size's own request), and from then on the shape keeps the
+ * faster; a path that failed (or that the class could not take) is not
+ * kept, and a shape whose paths both failed starts measuring again.  A
+ * table of VIEW_BUCKETS shapes per direction, reused round robin, keeps
+ * this small and its outcome a function of the calls made.  Every rank
+ * measures and decides on its own, without MPI: the two paths put the
+ * same bytes in the same places, and the OSD runs each request on an
+ * object as one operation (the span mode's read, patch and write
+ * included), so ranks that chose differently still leave the file as
+ * either path alone would; only the requests differ, and each rank's
+ * measure is the time of its own calls.  RESONIO_VERBOSE prints each
+ * shape's two times and choice on stderr. */
 
 #define VIEW_BATCH 1024
 
@@ -1235,6 +1294,152 @@ static int view_lua(struct rfile *rf, int wr, const struct rio_dtype *ft, MPI_Of
     return rc;
 }
 
+static int verbose(void)
+{
+    const char *v = getenv("RESONIO_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static int ilog2(double x)
+{
+    int k = 0;
+    while (x >= 2.0 && k < 62) {
+        x /= 2.0;
+        k++;
+    }
+    return k;
+}
+
+/* The shape key of a call of len stream bytes spanning file bytes
+ * [first, end): mean extents per object (the objects estimated from the
+ * stripe units the span crosses, at most the stripe count per object
+ * set) and mean gap, each as a floor(log2); no view walk. */
+static void view_key(const struct rfile *rf, const struct rio_dtype *ft, MPI_Offset first,
+                     MPI_Offset end, MPI_Offset len, int *kx, int *kg)
+{
+    const struct rio_dtype_info *fi = rio__dtype_info(ft);
+    double mean = fi->regions > 0 && fi->size > 0 ? (double)fi->size / (double)fi->regions
+                                                  : (double)len;
+    double nreg = RIO_MAX(1.0, (double)len / mean);
+    long long b0 = first / rf->su, b1 = (end - 1) / rf->su, per_set = rf->sc * (rf->os / rf->su);
+    long long nobj = RIO_MIN(b1 - b0 + 1, (b1 / per_set - b0 / per_set + 1) * rf->sc);
+    double gap = nreg > 1.0 ? (double)(end - first - len) / (nreg - 1.0) : 0.0;
+    *kx = ilog2(nreg / (double)RIO_MAX(1, nobj));
+    *kg = gap < 1.0 ? 0 : 1 + ilog2(gap);
+}
+
+/* The bucket of key (kx, kg) in t, made (or a used one taken over, round
+ * robin) when create; NULL when absent and not create.  Caller holds vmu. */
+static struct vbucket *bucket_of(struct vtable *t, int kx, int kg, int create)
+{
+    for (int i = 0; i < VIEW_BUCKETS; i++)
+        if (t->b[i].used && t->b[i].kx == kx && t->b[i].kg == kg)
+            return &t->b[i];
+    if (!create)
+        return NULL;
+    int i = 0;
+    while (i < VIEW_BUCKETS && t->b[i].used)
+        i++;
+    if (i == VIEW_BUCKETS) {
+        i = t->next;
+        t->next = (t->next + 1) % VIEW_BUCKETS;
+    }
+    struct vbucket *b = &t->b[i];
+    *b = (struct vbucket){.used = 1, .kx = kx, .kg = kg, .t = {-1.0, -1.0}, .kept = -1};
+    return b;
+}
+
+/* The path a call of shape (kx, kg) takes under the resonio_rados_view
+ * setting mode. */
+static int view_pick(struct rfile *rf, int wr, int mode, int kx, int kg)
+{
+    if (mode == RIO_RADOS_VIEW_LUA)
+        return PATH_LUA;
+    if (mode == RIO_RADOS_VIEW_LIST)
+        return PATH_LIST;
+    pthread_mutex_lock(&rf->vmu);
+    struct vbucket *b = bucket_of(&rf->vt[wr], kx, kg, 1);
+    int path = b->kept >= 0                         ? b->kept
+               : b->t[PATH_LUA] < 0 && !b->failed[PATH_LUA] ? PATH_LUA
+                                                            : PATH_LIST;
+    pthread_mutex_unlock(&rf->vmu);
+    return path;
+}
+
+/* Record a call of shape (kx, kg) that ran path in secs for len bytes
+ * (rc its outcome; lua_declined: the class could not take it, and path
+ * is the list path that then ran) and choose once both paths are known. */
+static void view_record(struct rfile *rf, int wr, int mode, int kx, int kg, int path,
+                        int lua_declined, int rc, double secs, MPI_Offset len)
+{
+    if (mode != RIO_RADOS_VIEW_AUTO)
+        return;
+    pthread_mutex_lock(&rf->vmu);
+    struct vbucket *b = bucket_of(&rf->vt[wr], kx, kg, 1);
+    b->runs[path]++;
+    if (b->kept < 0) {
+        if (lua_declined)
+            b->failed[PATH_LUA] = 1;
+        if (rc)
+            b->failed[path] = 1;
+        else if (b->t[path] < 0)
+            b->t[path] = secs / (double)len;
+        int known = 1;
+        for (int p = 0; p < 2; p++)
+            known &= b->failed[p] || b->t[p] >= 0;
+        if (known && b->failed[PATH_LUA] && b->failed[PATH_LIST]) {
+            b->t[PATH_LUA] = b->t[PATH_LIST] = -1.0; /* measure again */
+            b->failed[PATH_LUA] = b->failed[PATH_LIST] = 0;
+        } else if (known) {
+            b->kept = b->failed[PATH_LUA]    ? PATH_LIST
+                      : b->failed[PATH_LIST] ? PATH_LUA
+                      : b->t[PATH_LIST] < b->t[PATH_LUA] ? PATH_LIST
+                                                          : PATH_LUA;
+            char gap[32] = "none";
+            if (kg)
+                snprintf(gap, sizeof gap, "2^%d", kg - 1);
+            if (verbose())
+                fprintf(stderr,
+                        "resonio: rados:%s/%s %s views of 2^%d extents an object, gap %s: "
+                        "lua %.3g us/KiB%s, list %.3g us/KiB%s: keeps %s\n",
+                        rf->pool, rf->name, wr ? "write" : "read", kx, gap,
+                        b->t[PATH_LUA] * 1024e6,
+                        b->failed[PATH_LUA] ? " (failed or not taken)" : "",
+                        b->t[PATH_LIST] * 1024e6, b->failed[PATH_LIST] ? " (failed)" : "",
+                        b->kept == PATH_LUA ? "lua" : "list");
+        }
+    }
+    pthread_mutex_unlock(&rf->vmu);
+}
+
+/* One view transfer by the chosen path, timed and recorded.  For reads
+ * *done is set (the lua path answers whole: len). */
+static int view_rw(struct rio_store *st, int wr, const struct rio_dtype *ft, MPI_Offset disp,
+                   MPI_Offset pos, char *buf, MPI_Offset len, MPI_Offset first, MPI_Offset end,
+                   MPI_Offset *done)
+{
+    struct rfile *rf = rf_of(st);
+    const struct rio_ceph_settings *s = rio__settings_get(st->hints, &rio__ceph_settings_owner);
+    int kx = 0, kg = 0, rc = 1, declined = 0;
+    int mode = s->rados_view;
+    if (mode == RIO_RADOS_VIEW_AUTO)
+        view_key(rf, ft, first, end, len, &kx, &kg);
+    int path = view_pick(rf, wr, mode, kx, kg);
+    double t0 = rio__now();
+    if (path == PATH_LUA) {
+        rc = view_lua(rf, wr, ft, disp, pos, buf, len);
+        if (rc != 1 && done)
+            *done = rc ? 0 : len;
+        declined = rc == 1;
+    }
+    if (rc == 1) {
+        path = PATH_LIST;
+        rc = view_list(st, wr, ft, disp, pos, buf, len, done);
+    }
+    view_record(rf, wr, mode, kx, kg, path, declined, rc, rio__now() - t0, len);
+    return rc;
+}
+
 static int r_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
                         MPI_Offset pos, const void *buf, MPI_Offset len)
 {
@@ -1244,10 +1449,9 @@ static int r_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Of
         return -EBADF;
     if (len <= 0)
         return 0;
-    int rc = view_lua(rf, 1, ft, disp, pos, (char *)buf, len);
-    if (rc == 1)
-        return view_list(st, 1, ft, disp, pos, (char *)buf, len, NULL);
     rio__dtype_view_extent(ft, disp, pos, len, &first, &end);
+    int rc = view_rw(st, 1, ft, disp, pos, (char *)buf, len, first, end, NULL);
+    /* the list path raised the size already; a second raise is a no-op */
     return rc ? rc : raise_size(rf, end);
 }
 
@@ -1264,14 +1468,46 @@ static int r_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Off
         return 0;
     rio__dtype_view_extent(ft, disp, pos, len, &first, &end);
     int rc = read_size(rf, &size);
-    if (!rc && end <= size) {
-        rc = view_lua(rf, 0, ft, disp, pos, buf, len);
-        if (rc != 1) {
-            *done = rc ? 0 : len;
-            return rc;
+    if (rc)
+        return rc;
+    if (end > size) /* the list path counts what lies below the size: no choice */
+        return view_list(st, 0, ft, disp, pos, buf, len, done);
+    return view_rw(st, 0, ft, disp, pos, buf, len, first, end, done);
+}
+
+/* Contract in ceph_common.h. */
+int rio__rados_view_buckets(struct rio_store *st, int write, struct rio_rados_view_bucket *out,
+                            int max)
+{
+    while (st && st->ops && st->ops->wraps)
+        st = rio__store_wrap_inner(st);
+    if (!st || !st->ops || st->ops->write_view != r_write_view || !st->priv)
+        return -EINVAL;
+    struct rfile *rf = rf_of(st);
+    struct vtable *t = &rf->vt[write != 0];
+    int n = 0;
+    pthread_mutex_lock(&rf->vmu);
+    for (int i = 0; i < VIEW_BUCKETS; i++) {
+        const struct vbucket *b = &t->b[i];
+        if (!b->used)
+            continue;
+        if (n < max) {
+            struct rio_rados_view_bucket *o = &out[n];
+            o->extents_log2 = b->kx;
+            o->gap_log2 = b->kg;
+            for (int p = 0; p < 2; p++) {
+                o->s_per_byte[p] = b->t[p];
+                o->failed[p] = b->failed[p];
+                o->runs[p] = b->runs[p];
+            }
+            o->kept = b->kept < 0               ? RIO_RADOS_VIEW_AUTO
+                      : b->kept == PATH_LUA ? RIO_RADOS_VIEW_LUA
+                                            : RIO_RADOS_VIEW_LIST;
         }
+        n++;
     }
-    return rc ? rc : view_list(st, 0, ft, disp, pos, buf, len, done);
+    pthread_mutex_unlock(&rf->vmu);
+    return n;
 }
 
 const struct rio_store_ops rio__store_rados = {
@@ -1293,6 +1529,7 @@ const struct rio_store_ops rio__store_rados = {
     .write_view = r_write_view,
     .read_view = r_read_view,
     .settings = &rio__ceph_settings_owner,
+    .caps = RIO_STORE_CAP_OWN_VIEWS,
 };
 
 #endif /* RIO_HAVE_RADOS */

@@ -145,7 +145,19 @@ struct rio_store_ops {
      * wrapper may name this driver inside) and the driver reads with
      * rio__settings_get(st->hints, ops->settings).  NULL: no keys. */
     const struct rio_settings_owner *settings;
+    /* RIO_STORE_CAP_* bits: what the layers above may rely on beyond the
+     * members present.  0: nothing more.  A wrapper's file has its inner
+     * driver's bits (wrap.c), the deferred open its base driver's. */
+    unsigned caps;
 };
+
+/* Bits of rio_store_ops.caps. */
+#define RIO_STORE_CAP_OWN_VIEWS 0x1u /* write_view/read_view are the storage's own datatype
+                                        I/O, choosing per request shape between it and list
+                                        I/O by measuring (rados:): the independent chooser
+                                        hands them noncontiguous requests of small regions.
+                                        emu's views lack the bit: its independent requests
+                                        stay list I/O, as its figures measure them */
 
 /* Bits of rio_store_ops.notes. */
 #define RIO_STORE_NOTE_DIRECT_REFUSED 0x1u  /* O_DIRECT asked for, refused by the

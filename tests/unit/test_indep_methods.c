@@ -643,9 +643,14 @@ static void staged_chunks(void)
  * one region per tile): it sieves when the window per region r / d is at
  * most 32 KiB and, for regions of 4 KiB and more (read by one preadv over
  * their holes), the holes are shorter than a page; else it goes per region
- * (datatype I/O), and regions of 256 KiB and more go one call each. */
-static void chooser(void)
+ * (datatype I/O), and regions of 256 KiB and more go one call each.  On
+ * storage whose views are its own datatype I/O (own_views: a table with
+ * RIO_STORE_CAP_OWN_VIEWS, as rados: has) the per-region cases go as one
+ * view request instead, and the others stay. */
+static void chooser(int own_views)
 {
+    static const struct rio_store_ops views_ops = {.name = "views",
+                                                   .caps = RIO_STORE_CAP_OWN_VIEWS};
     static const struct {
         int region, tile;
         enum rio_indep_method want;
@@ -674,13 +679,18 @@ static void chooser(void)
         struct rio_store st;
         memset(&st, 0, sizeof st);
         st.hints = &h;
+        st.ops = own_views ? &views_ops : NULL;
         long long nbytes = 16LL * cases[i].region;
         struct rio_indep_req req = {.st = &st, .write = 0, .buf = NULL, .memtype = mdt,
                                     .memcount = nbytes, .filetype = fdt, .disp = 0,
                                     .file_start = 0, .nbytes = nbytes};
         enum rio_indep_method m = ok ? rio__indep_choose(&req) : RIO_INDEP_AUTO;
-        CHECK(m == cases[i].want, "chooser: reads of %d B regions every %d B: %s, %s expected",
-              cases[i].region, cases[i].tile, method_name(m), method_name(cases[i].want));
+        enum rio_indep_method want = cases[i].want;
+        if (own_views && want == RIO_INDEP_DTYPE)
+            want = RIO_INDEP_VIEW;
+        CHECK(m == want, "chooser%s: reads of %d B regions every %d B: %s, %s expected",
+              own_views ? " (storage with views of its own)" : "", cases[i].region,
+              cases[i].tile, method_name(m), method_name(want));
         if (ok) {
             rio__dtype_put(fdt);
             rio__dtype_put(mdt);
@@ -699,7 +709,8 @@ int main(int argc, char **argv)
     faults();
     stats_and_wronly();
     staged_chunks();
-    chooser();
+    chooser(0);
+    chooser(1);
     unlink(path);
     for (int i = 0; i < NFSHAPES; i++) {
         rio__dtype_put(fshapes[i].dt);
