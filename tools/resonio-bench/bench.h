@@ -185,6 +185,8 @@ struct bench_tgt {
                              -1 when not known */
     long long calls;      /* of the requests, object class calls (Ceph; rados:'s datatype
                              I/O at the OSD), -1 when not known */
+    long long resent;     /* requests a client sent again, not in requests (Ceph), -1 when
+                             not known */
 };
 
 /** One phase (write or read) of one implementation on one workload point.

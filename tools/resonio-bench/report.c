@@ -1045,8 +1045,9 @@ static void md_point(FILE *f, const struct bench_point *p)
                    "them; in order: per OSD, the fraction that start at or past that end (no "
                    "request went back on its object); object class calls (the lua class: "
                    "datatype I/O at the OSD, whose extents the history does not show, so they "
-                   "are not judged); bytes per request of the others; summed over the "
-                   "rounds:\n\n"
+                   "are not judged); bytes per request of the others; a request a client sent "
+                   "again (same transaction id) counts once, at its first arrival, and the "
+                   "repeats are shown as resent; summed over the rounds:\n\n"
                    "| impl | phase | per OSD (0, 1, ...) | all | lowest | in order, per OSD | "
                    "requests | class calls | bytes/request |\n"
                    "|---|---|---|--:|--:|---|--:|--:|--:|\n");
@@ -1060,13 +1061,14 @@ static void md_point(FILE *f, const struct bench_point *p)
         for (int w = 1; w >= 0; w--) {
             const struct bench_impl_result *r = &p->res[k];
             const struct bench_phase *ph = w ? &r->w : &r->r;
-            char l[160], in[160], a[16], b[16], last[32], calls[32];
-            long long rq = 0, ac = 0, by = 0, cl = 0;
+            char l[160], in[160], a[16], b[16], last[32], calls[32], req[48];
+            long long rq = 0, ac = 0, by = 0, cl = 0, rs = 0;
             for (int t = 0; t < ph->ntgt; t++) {
                 rq += ph->tgt[t].requests;
                 ac += ph->tgt[t].accesses;
                 by = by < 0 || ph->tgt[t].bytes < 0 ? -1 : by + ph->tgt[t].bytes;
                 cl = cl < 0 || ph->tgt[t].calls < 0 ? -1 : cl + ph->tgt[t].calls;
+                rs = rs < 0 || ph->tgt[t].resent < 0 ? -1 : rs + ph->tgt[t].resent;
             }
             seq_list(l, sizeof l, ph, " ", seq_of);
             if (!osd) {
@@ -1085,9 +1087,13 @@ static void md_point(FILE *f, const struct bench_point *p)
             else
                 snprintf(calls, sizeof calls, "-");
             seq_list(in, sizeof in, ph, " ", asc_of);
-            fprintf(f, "| %s | %s | %s | %s | %s | %s | %lld | %s | %s |\n", r->impl->name,
+            if (rs > 0)
+                snprintf(req, sizeof req, "%lld (+%lld resent)", rq, rs);
+            else
+                snprintf(req, sizeof req, "%lld", rq);
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->impl->name,
                     w ? "write" : "read", ph->ntgt ? l : "-", num(a, sizeof a, seq_of(ph, -1), 3),
-                    num(b, sizeof b, seq_min(ph), 3), ph->ntgt ? in : "-", rq, calls, last);
+                    num(b, sizeof b, seq_min(ph), 3), ph->ntgt ? in : "-", req, calls, last);
         }
 }
 

@@ -407,6 +407,7 @@ static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *er
         a->bytes = a->bytes < 0 || t[i].bytes < 0 ? -1 : a->bytes + t[i].bytes;
         a->ascending = a->ascending < 0 || t[i].ascending < 0 ? -1 : a->ascending + t[i].ascending;
         a->calls = a->calls < 0 || t[i].calls < 0 ? -1 : a->calls + t[i].calls;
+        a->resent = a->resent < 0 || t[i].resent < 0 ? -1 : a->resent + t[i].resent;
     }
 }
 

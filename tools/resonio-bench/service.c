@@ -90,11 +90,14 @@ int bench_stats_run(char *const argv[], struct bench_tgt *out, int max)
         return 0;
     /* a header naming the columns, then a line per target; the columns are
      * found by name (resonio-emud prints more than these) */
-    enum { C_T, C_REQ, C_ACC, C_FRAC, C_SEEK, C_BUSY, C_BYTES, C_JUDGED, C_ASC, C_CALLS, NCOL };
+    enum {
+        C_T, C_REQ, C_ACC, C_FRAC, C_SEEK, C_BUSY, C_BYTES, C_JUDGED, C_ASC, C_CALLS, C_RESENT,
+        NCOL
+    };
     static const char *const names[NCOL][2] = {
         {"target", "osd"}, {"requests", NULL},  {"accesses", NULL},   {"sequential_fraction", NULL},
         {"seek_bytes", NULL}, {"busy_s", NULL}, {"bytes", NULL},      {"judged", NULL},
-        {"ascending", NULL},  {"class_calls", NULL}};
+        {"ascending", NULL},  {"class_calls", NULL}, {"resent", NULL}};
     int at[NCOL], got = 0;
     for (int c = 0; c < NCOL; c++)
         at[c] = -1;
@@ -136,6 +139,7 @@ int bench_stats_run(char *const argv[], struct bench_tgt *out, int max)
         g->bytes = at[C_BYTES] >= 0 ? (long long)v[C_BYTES] : -1;
         g->ascending = at[C_ASC] >= 0 ? (long long)v[C_ASC] : -1;
         g->calls = at[C_CALLS] >= 0 ? (long long)v[C_CALLS] : -1;
+        g->resent = at[C_RESENT] >= 0 ? (long long)v[C_RESENT] : -1;
     }
     return got > 0 ? got : -1;
 }
