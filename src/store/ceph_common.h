@@ -101,11 +101,11 @@ struct rio_rados_view_bucket {
     long long runs[2];
     int kept; /* RIO_RADOS_VIEW_LUA or _LIST once chosen; RIO_RADOS_VIEW_AUTO while measuring */
 };
-/** The view buckets of the open rados: file st (through wrappers) for
- *  writes (write != 0) or reads: up to max of them into out, in the
- *  order of the driver's table.  Returns how many the file has (which may exceed
- *  max), or -EINVAL when st is not a rados: file.  Local; for tests and
- *  reports. */
+/** The view buckets of this process (kept across its rados: files; st,
+ *  through wrappers, must be an open rados: file) for writes (write != 0)
+ *  or reads: up to max of them into out, in the order of the driver's
+ *  table.  Returns how many there are (which may exceed max), or -EINVAL
+ *  when st is not a rados: file.  Local; for tests and reports. */
 int rio__rados_view_buckets(struct rio_store *st, int write, struct rio_rados_view_bucket *out,
                             int max);
 #endif

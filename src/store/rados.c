@@ -205,6 +205,14 @@ struct vtable {
     struct vbucket b[VIEW_BUCKETS];
     int next; /* the slot a new shape takes once all are used (round robin) */
 };
+/* The process's measurements, [1] writes, [0] reads: the costs are the
+ * cluster's for a shape, not a file's, and a program that writes a file
+ * per step with one call each (FLASH's checkpoints: one collective call
+ * per file) must still get to the second path's measurement. */
+static struct {
+    pthread_mutex_t mu;
+    struct vtable vt[2];
+} views = {PTHREAD_MUTEX_INITIALIZER, {{{{0}}, 0}, {{{0}}, 0}}};
 
 struct rfile {
     struct rio_ceph_conn *conn;
@@ -215,8 +223,6 @@ struct rfile {
     long long su, os;   /* stripe unit, object size */
     int sc;             /* stripe count */
     atomic_llong seen;  /* a lower bound of the stored size (see the top) */
-    pthread_mutex_t vmu; /* guards vt: threads may share an open file */
-    struct vtable vt[2]; /* [1] writes, [0] reads */
 };
 
 static struct rfile *rf_of(struct rio_store *st)
@@ -598,7 +604,6 @@ static int relayout(struct rfile *rf, const struct rio_layout *want)
 
 static void rf_free(struct rfile *rf)
 {
-    pthread_mutex_destroy(&rf->vmu);
     if (rf->io)
         lib.rados_ioctx_destroy(rf->io);
     if (rf->conn)
@@ -616,9 +621,7 @@ static int rf_new(const char *path, const struct rio_hints *hints, struct rfile 
     int rc;
     if (!rf)
         return RIO_E_NOMEM;
-    pthread_mutex_init(&rf->vmu, NULL);
     if ((rc = parse_name(path, &rf->pool, &rf->name))) {
-        pthread_mutex_destroy(&rf->vmu);
         free(rf);
         return rc;
     }
@@ -1119,7 +1122,8 @@ static ssize_t r_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_O
  * the extents: both paths move the data bytes once.
  *
  * resonio_rados_view=lua or list forces a path; auto (the default)
- * measures, per open file, per direction and per shape: the first call
+ * measures, per process (not per file: see views), per direction and per
+ * shape: the first call
  * of a shape runs the lua path, the next the list path, each timed (wall
  * time per byte of the call, from cutting the request to the last reply,
  * without the size's own request), and from then on the shape keeps the
@@ -1329,7 +1333,7 @@ static void view_key(const struct rfile *rf, const struct rio_dtype *ft, MPI_Off
 }
 
 /* The bucket of key (kx, kg) in t, made (or a used one taken over, round
- * robin) when create; NULL when absent and not create.  Caller holds vmu. */
+ * robin) when create; NULL when absent and not create.  Caller holds views.mu. */
 static struct vbucket *bucket_of(struct vtable *t, int kx, int kg, int create)
 {
     for (int i = 0; i < VIEW_BUCKETS; i++)
@@ -1357,12 +1361,12 @@ static int view_pick(struct rfile *rf, int wr, int mode, int kx, int kg)
         return PATH_LUA;
     if (mode == RIO_RADOS_VIEW_LIST)
         return PATH_LIST;
-    pthread_mutex_lock(&rf->vmu);
-    struct vbucket *b = bucket_of(&rf->vt[wr], kx, kg, 1);
+    pthread_mutex_lock(&views.mu);
+    struct vbucket *b = bucket_of(&views.vt[wr], kx, kg, 1);
     int path = b->kept >= 0                         ? b->kept
                : b->t[PATH_LUA] < 0 && !b->failed[PATH_LUA] ? PATH_LUA
                                                             : PATH_LIST;
-    pthread_mutex_unlock(&rf->vmu);
+    pthread_mutex_unlock(&views.mu);
     return path;
 }
 
@@ -1374,8 +1378,8 @@ static void view_record(struct rfile *rf, int wr, int mode, int kx, int kg, int 
 {
     if (mode != RIO_RADOS_VIEW_AUTO)
         return;
-    pthread_mutex_lock(&rf->vmu);
-    struct vbucket *b = bucket_of(&rf->vt[wr], kx, kg, 1);
+    pthread_mutex_lock(&views.mu);
+    struct vbucket *b = bucket_of(&views.vt[wr], kx, kg, 1);
     b->runs[path]++;
     if (b->kept < 0) {
         if (lua_declined)
@@ -1409,7 +1413,7 @@ static void view_record(struct rfile *rf, int wr, int mode, int kx, int kg, int 
                         b->kept == PATH_LUA ? "lua" : "list");
         }
     }
-    pthread_mutex_unlock(&rf->vmu);
+    pthread_mutex_unlock(&views.mu);
 }
 
 /* One view transfer by the chosen path, timed and recorded.  For reads
@@ -1483,10 +1487,9 @@ int rio__rados_view_buckets(struct rio_store *st, int write, struct rio_rados_vi
         st = rio__store_wrap_inner(st);
     if (!st || !st->ops || st->ops->write_view != r_write_view || !st->priv)
         return -EINVAL;
-    struct rfile *rf = rf_of(st);
-    struct vtable *t = &rf->vt[write != 0];
+    struct vtable *t = &views.vt[write != 0];
     int n = 0;
-    pthread_mutex_lock(&rf->vmu);
+    pthread_mutex_lock(&views.mu);
     for (int i = 0; i < VIEW_BUCKETS; i++) {
         const struct vbucket *b = &t->b[i];
         if (!b->used)
@@ -1506,7 +1509,7 @@ int rio__rados_view_buckets(struct rio_store *st, int write, struct rio_rados_vi
         }
         n++;
     }
-    pthread_mutex_unlock(&rf->vmu);
+    pthread_mutex_unlock(&views.mu);
     return n;
 }
 

@@ -208,7 +208,8 @@ static void test_forced(const char *mode, long long want)
 }
 
 /* auto: each direction's bucket measures lua, then list, then keeps the
- * faster.  Rank 0 alone. */
+ * faster, and a second file of the same shape takes the kept path at
+ * once.  Rank 0 alone. */
 static void test_auto(void)
 {
     char p[4300], r[4400];
@@ -267,6 +268,38 @@ static void test_auto(void)
     }
     RT_OK(rio_file_close(&fh));
     rio_file_delete(r, MPI_INFO_NULL);
+
+    /* the measurements outlive the file: a second file of the same shape
+     * takes the kept path at its first call, measuring nothing again (a
+     * program that writes each file with one call still learns) */
+    char p2[4300], r2[4400];
+    names_of("auto2", p2, sizeof p2, r2, sizeof r2);
+    fh = open_fresh(r2, MPI_COMM_SELF, "auto", "view");
+    if (!fh)
+        return;
+    set_blocks_view(fh, 0, BLK, STRIDE);
+    for (int rd = 0; rd < 2; rd++) {
+        struct rio_rados_view_bucket b0[4], b1[4];
+        long long ignored;
+        int n0 = rio__rados_view_buckets(&fh->st, !rd, b0, 4);
+        memset(rb, 0xEE, sizeof rb);
+        fine_call(fh, rd, rd ? rb : w, 0, &ignored);
+        if (rd)
+            CHECK_BYTES(rb, w, NULL, sizeof rb, "auto, second file: the blocks read back");
+        int n1 = rio__rados_view_buckets(&fh->st, !rd, b1, 4);
+        CHECK(n0 == 1 && n1 == 1, "auto, second file %s: %d then %d shapes, expected 1",
+              rd ? "read" : "write", n0, n1);
+        if (n0 != 1 || n1 != 1 || b0[0].kept == RIO_RADOS_VIEW_AUTO)
+            continue;
+        int k = b0[0].kept - 1;
+        CHECK(b1[0].kept == b0[0].kept && b1[0].runs[k] == b0[0].runs[k] + 1 &&
+                  b1[0].runs[1 - k] == b0[0].runs[1 - k],
+              "auto, second file %s: its first call did not take the kept path at once (runs "
+              "%lld %lld before, %lld %lld after)", rd ? "read" : "write", b0[0].runs[0],
+              b0[0].runs[1], b1[0].runs[0], b1[0].runs[1]);
+    }
+    RT_OK(rio_file_close(&fh));
+    rio_file_delete(r2, MPI_INFO_NULL);
 }
 
 /* Blocks of IB bytes every IS bytes of the file, rank q's at q * IB in
