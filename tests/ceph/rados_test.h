@@ -157,4 +157,53 @@ static inline long long rados_t_count(const char *pool, const char *name, long l
     return n;
 }
 
+/* POOL/NAME (into p) and rados: name (into r) of the test's file with
+ * suffix sfx ("": none): NAME is rt_fname's last component (the cluster
+ * is this build's own), short, so that error messages keep it whole. */
+static inline void rados_t_names(const char *pool, const char *sfx, char *p, size_t pl, char *r,
+                                 size_t rl)
+{
+    const char *base = strrchr(rt_fname, '/') ? strrchr(rt_fname, '/') + 1 : rt_fname;
+    snprintf(p, pl, "%s/%s%s%s", pool, base, *sfx ? "." : "", sfx);
+    snprintf(r, rl, "rados:%s", p);
+}
+
+/* Requests the OSDs served in the data pools since the last reset (-1 on
+ * failure): the sum of `tool stats --dir ceph_dir`'s requests column, or
+ * with reset, the reset itself (0).  The tool leaves out what began
+ * before its reset, so nothing of an earlier phase is counted. */
+static inline long long rados_t_osd_requests(const char *tool, const char *ceph_dir, int reset)
+{
+    char cmd[8400], line[512];
+    snprintf(cmd, sizeof cmd, "'%s' stats --dir '%s'%s 2>&1", tool, ceph_dir,
+             reset ? " --reset" : "");
+    FILE *f = popen(cmd, "r");
+    long long sum = 0;
+    int rows = 0;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        int osd;
+        long long req;
+        if (!reset && sscanf(line, "%d,%lld,", &osd, &req) == 2) {
+            sum += req;
+            rows++;
+        }
+    }
+    int st = pclose(f);
+    return st == 0 && (reset || rows > 0) ? sum : -1;
+}
+
+/* The arguments every rados: test takes (-pool, -ceph_dir, -tool) and
+ * CEPH_CONF, each a CHECK when missing; 0 when all are there. */
+static inline int rados_t_args(const char **pool, const char **ceph_dir, const char **tool)
+{
+    *pool = rt_arg("-pool");
+    *ceph_dir = rt_arg("-ceph_dir");
+    *tool = rt_arg("-tool");
+    CHECK(*pool && *ceph_dir && *tool, "-pool POOL -ceph_dir DIR -tool resonio-ceph are required");
+    CHECK(getenv("CEPH_CONF") != NULL, "CEPH_CONF (the cluster's configuration) is not set");
+    return rt_errs ? -1 : 0;
+}
+
 #endif /* RIO_RADOS_TEST_H */

@@ -52,16 +52,6 @@ static const char *pool, *ceph_dir, *tool;
 static char pn[4300];    /* POOL/NAME of rt_fname */
 static char rname[4400]; /* rados:POOL/NAME */
 
-/* POOL/NAME and rados: name of the file with suffix sfx ("" : none): NAME
- * is rt_fname's last component (the cluster is this build's own), short,
- * so that error messages keep it whole. */
-static void names_of(const char *sfx, char *p, size_t pl, char *r, size_t rl)
-{
-    const char *base = strrchr(rt_fname, '/') ? strrchr(rt_fname, '/') + 1 : rt_fname;
-    snprintf(p, pl, "%s/%s%s%s", pool, base, *sfx ? "." : "", sfx);
-    snprintf(r, rl, "rados:%s", p);
-}
-
 static void delete_quiet(const char *r)
 {
     if (rt_rank == 0)
@@ -155,7 +145,7 @@ static void test_layout(void)
 static void test_extend(void)
 {
     char p[4300], r[4400];
-    names_of("extend", p, sizeof p, r, sizeof r);
+    rados_t_names(pool, "extend", p, sizeof p, r, sizeof r);
     rio_file *fh = open_fresh(r);
     if (!fh)
         return;
@@ -204,7 +194,7 @@ static void test_truncate(void)
 {
     char p[4300], r[4400], pl[256];
     const char *name;
-    names_of("trunc", p, sizeof p, r, sizeof r);
+    rados_t_names(pool, "trunc", p, sizeof p, r, sizeof r);
     rados_t_split(p, pl, sizeof pl, &name);
     rio_file *fh = open_fresh(r); /* a set is 256 KiB: objects 2k, 2k+1 */
     if (!fh)
@@ -296,7 +286,7 @@ static void test_remove(void)
 {
     char p[4300], r[4400], pl[256];
     const char *name;
-    names_of("remove", p, sizeof p, r, sizeof r);
+    rados_t_names(pool, "remove", p, sizeof p, r, sizeof r);
     rados_t_split(p, pl, sizeof pl, &name);
     rio_file *fh = open_fresh(r);
     if (!fh)
@@ -347,7 +337,7 @@ static void test_names(void)
     open_fails("rados:resonio/", MPI_ERR_BAD_FILE, "empty name");
     open_fails("rados:rio_no_such_pool/x", MPI_ERR_NO_SUCH_FILE, "rio_no_such_pool");
     char p[4300], r[4400];
-    names_of("absent", p, sizeof p, r, sizeof r);
+    rados_t_names(pool, "absent", p, sizeof p, r, sizeof r);
     delete_quiet(r);
     rio_file *fh = NULL;
     int rc = rio_file_open(MPI_COMM_WORLD, r, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
@@ -359,7 +349,7 @@ static void test_names(void)
 static void test_atomic_and_shared(void)
 {
     char p[4300], r[4400];
-    names_of("atomic", p, sizeof p, r, sizeof r);
+    rados_t_names(pool, "atomic", p, sizeof p, r, sizeof r);
     delete_quiet(r);
     rio_file *fh = NULL;
     if (!RT_OK(rio_file_open(MPI_COMM_WORLD, r, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
@@ -401,30 +391,6 @@ static void test_atomic_and_shared(void)
     delete_quiet(r);
 }
 
-/* Requests the OSDs served in pool resonio since the last reset (-1 on
- * failure): the sum of resonio-ceph stats' requests column. */
-static long long osd_requests(int reset)
-{
-    char cmd[8400], line[512];
-    snprintf(cmd, sizeof cmd, "'%s' stats --dir '%s'%s 2>&1", tool, ceph_dir,
-             reset ? " --reset" : "");
-    FILE *f = popen(cmd, "r");
-    long long sum = 0;
-    int rows = 0;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f)) {
-        int osd;
-        long long req;
-        if (!reset && sscanf(line, "%d,%lld,", &osd, &req) == 2) {
-            sum += req;
-            rows++;
-        }
-    }
-    int st = pclose(f);
-    return st == 0 && (reset || rows > 0) ? sum : -1;
-}
-
 /* 64 regions of 1000 bytes every 16 KiB over 1 MiB of a file of 4 objects
  * a set and 128 KiB objects (512 KiB a set): 8 objects. */
 #define OPS_N 64
@@ -433,7 +399,7 @@ static long long osd_requests(int reset)
 static void test_ops(void)
 {
     char p[4300], r[4400];
-    names_of("ops", p, sizeof p, r, sizeof r);
+    rados_t_names(pool, "ops", p, sizeof p, r, sizeof r);
     delete_quiet(r);
     if (rt_rank != 0) {
         MPI_Barrier(MPI_COMM_WORLD);
@@ -469,7 +435,7 @@ static void test_ops(void)
             if (attempt)
                 printf("ops: the OSDs counted %lld requests for the list %s, expected %lld; "
                        "once more\n", n, rd ? "read" : "write", objects);
-            CHECK(osd_requests(1) == 0, "ops: resonio-ceph stats --reset failed");
+            CHECK(rados_t_osd_requests(tool, ceph_dir, 1) == 0, "ops: resonio-ceph stats --reset failed");
             int rc;
             MPI_Offset done = 0;
             if (rd)
@@ -477,7 +443,7 @@ static void test_ops(void)
             else
                 rc = rio__store_write_list(&st, reg, mw, OPS_N);
             CHECK(rc == 0, "ops: list %s: %d", rd ? "read" : "write", rc);
-            n = osd_requests(0);
+            n = rados_t_osd_requests(tool, ceph_dir, 0);
         }
         CHECK(n == objects, "ops: a list %s of %d regions over %lld objects made %lld requests "
               "at the OSDs, expected one per object", rd ? "read" : "write", OPS_N, objects, n);
@@ -497,9 +463,9 @@ static void test_ops(void)
         for (int attempt = 0; attempt < 2 && n != 3; attempt++) { /* as above */
             if (attempt)
                 printf("ops: the OSDs counted %lld requests for 600 extents; once more\n", n);
-            CHECK(osd_requests(1) == 0, "ops: resonio-ceph stats --reset failed");
+            CHECK(rados_t_osd_requests(tool, ceph_dir, 1) == 0, "ops: resonio-ceph stats --reset failed");
             CHECK(rio__store_write_list(&st, fine, fm, 600) == 0, "ops: the fine list write");
-            n = osd_requests(0);
+            n = rados_t_osd_requests(tool, ceph_dir, 0);
         }
         CHECK(n == 3, "ops: a list write of 600 extents in one object made %lld requests at the "
               "OSDs, expected 3 (at most 256 extents an operation)", n);
@@ -526,14 +492,10 @@ int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
     rt_watchdog(240);
-    pool = rt_arg("-pool");
-    ceph_dir = rt_arg("-ceph_dir");
-    tool = rt_arg("-tool");
-    CHECK(pool && ceph_dir && tool, "-pool POOL -ceph_dir DIR -tool resonio-ceph are required");
-    CHECK(getenv("CEPH_CONF") != NULL, "CEPH_CONF (the cluster's configuration) is not set");
+    rados_t_args(&pool, &ceph_dir, &tool);
     if (rt_errs)
         return rt_finish();
-    names_of("", pn, sizeof pn, rname, sizeof rname);
+    rados_t_names(pool, "", pn, sizeof pn, rname, sizeof rname);
     test_layout();
     test_extend();
     test_truncate();

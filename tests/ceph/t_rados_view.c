@@ -45,43 +45,6 @@
 
 static const char *pool, *ceph_dir, *tool;
 
-static void names_of(const char *sfx, char *p, size_t pl, char *r, size_t rl)
-{
-    const char *base = strrchr(rt_fname, '/') ? strrchr(rt_fname, '/') + 1 : rt_fname;
-    snprintf(p, pl, "%s/%s.%s", pool, base, sfx);
-    snprintf(r, rl, "rados:%s", p);
-}
-
-/* Requests the OSDs served since the last reset (-1 on failure), as
- * t_rados counts them. */
-static long long osd_requests(int reset)
-{
-    char cmd[8400], line[512];
-    snprintf(cmd, sizeof cmd, "'%s' stats --dir '%s'%s 2>&1", tool, ceph_dir,
-             reset ? " --reset" : "");
-    /* an operation enters an OSD's history 10-100 ms after its reply
-     * (resonio-ceph): let the last phase's settle before the reset, or
-     * they would be counted in the next one (stats itself waits for the
-     * phase's own) */
-    if (reset)
-        usleep(200000);
-    FILE *f = popen(cmd, "r");
-    long long sum = 0;
-    int rows = 0;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f)) {
-        int osd;
-        long long req;
-        if (!reset && sscanf(line, "%d,%lld,", &osd, &req) == 2) {
-            sum += req;
-            rows++;
-        }
-    }
-    int st = pclose(f);
-    return st == 0 && (reset || rows > 0) ? sum : -1;
-}
-
 /* A fresh file r on comm with the layout above and the hints given (NULL
  * values are left out); NULL when the open fails. */
 static rio_file *open_fresh(const char *r, MPI_Comm comm, const char *view, const char *method)
@@ -146,13 +109,13 @@ static void fine_call(rio_file *fh, int rd, unsigned char *buf, int count_reqs, 
     MPI_Status st;
     *reqs = -1;
     if (count_reqs)
-        CHECK(osd_requests(1) == 0, "resonio-ceph stats --reset failed");
+        CHECK(rados_t_osd_requests(tool, ceph_dir, 1) == 0, "resonio-ceph stats --reset failed");
     if (rd)
         RT_OK(rio_file_read_at(fh, 0, buf, NBLK * BLK, MPI_BYTE, &st));
     else
         RT_OK(rio_file_write_at(fh, 0, buf, NBLK * BLK, MPI_BYTE, &st));
     if (count_reqs)
-        *reqs = osd_requests(0);
+        *reqs = rados_t_osd_requests(tool, ceph_dir, 0);
 }
 
 /* MPI_File_get_info reports resonio_rados_view as want. */
@@ -173,7 +136,7 @@ static void info_is(rio_file *fh, const char *want, const char *what)
 static void test_forced(const char *mode, long long want)
 {
     char p[4300], r[4400];
-    names_of(mode, p, sizeof p, r, sizeof r);
+    rados_t_names(pool, mode, p, sizeof p, r, sizeof r);
     rio_file *fh = open_fresh(r, MPI_COMM_SELF, mode, "view");
     if (!fh)
         return;
@@ -213,7 +176,7 @@ static void test_forced(const char *mode, long long want)
 static void test_auto(void)
 {
     char p[4300], r[4400];
-    names_of("auto", p, sizeof p, r, sizeof r);
+    rados_t_names(pool, "auto", p, sizeof p, r, sizeof r);
     /* a value that is none of auto, lua, list is ignored: auto */
     rio_file *fh = open_fresh(r, MPI_COMM_SELF, "fastest", "view");
     if (!fh)
@@ -273,7 +236,7 @@ static void test_auto(void)
      * takes the kept path at its first call, measuring nothing again (a
      * program that writes each file with one call still learns) */
     char p2[4300], r2[4400];
-    names_of("auto2", p2, sizeof p2, r2, sizeof r2);
+    rados_t_names(pool, "auto2", p2, sizeof p2, r2, sizeof r2);
     fh = open_fresh(r2, MPI_COMM_SELF, "auto", "view");
     if (!fh)
         return;
@@ -386,11 +349,7 @@ int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
     rt_watchdog(240);
-    pool = rt_arg("-pool");
-    ceph_dir = rt_arg("-ceph_dir");
-    tool = rt_arg("-tool");
-    CHECK(pool && ceph_dir && tool, "-pool POOL -ceph_dir DIR -tool resonio-ceph are required");
-    CHECK(getenv("CEPH_CONF") != NULL, "CEPH_CONF (the cluster's configuration) is not set");
+    rados_t_args(&pool, &ceph_dir, &tool);
     CHECK(rt_nprocs * IB <= IS, "at most %d ranks", IS / IB);
     if (rt_errs)
         return rt_finish();
@@ -401,7 +360,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     char p[4300], r[4400], px[4300];
-    names_of("indep", p, sizeof p, r, sizeof r);
+    rados_t_names(pool, "indep", p, sizeof p, r, sizeof r);
     test_indep(r, p, rados_t_slurp, "view", "dtype");
     rt_path(px, sizeof px, "view.indep");
     test_indep(px, px, slurp_posix, "dtype", "view");
