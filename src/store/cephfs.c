@@ -32,9 +32,9 @@
  * libcephfs's own requests to the OSDs obey (its Objecter reads
  * rados_osd_op_timeout too), so an OSD that dies under a transfer fails
  * the transfer with -ETIMEDOUT after that time.  Measured on a bluestore
- * cluster with one of its 3 OSDs killed (t_ceph_fault, 5 s, 1 and 2
- * ranks): a collective write fails on every rank in 5.0 s, a collective
- * read in 10.0 s (see below), the sync and close right away; after the
+ * cluster with one of its 3 OSDs killed (t_ceph_fault, 4 s, 1 and 2
+ * ranks): a collective write fails on every rank in 4.0 s, a collective
+ * read in 8.0 s (see below), the sync and close right away; after the
  * OSD restarts the same calls succeed and every byte verifies.  Three
  * things had to hold for that:
  *   - client_oc = false: with libcephfs's object cache a write of a

@@ -18,7 +18,7 @@ if(STORAGE STREQUAL "rados")
   set(work -w noncontig -elmtcount 16 -bufsize 32k -size 256k
            -w demo -seg 64k -size 2m -impls resonant)
 else()
-  set(impls native two_phase resonant stripe auto)
+  set(impls native two_phase resonant)
   set(work -w demo -seg 64k -size 2m)
 endif()
 string(REPLACE ";" "," implarg "${impls}")
