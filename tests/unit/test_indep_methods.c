@@ -645,8 +645,8 @@ static void staged_chunks(void)
  * their holes), the holes are shorter than a page; else it goes per region
  * (datatype I/O), and regions of 256 KiB and more go one call each.  On
  * storage whose views are its own datatype I/O (own_views: a table with
- * RIO_STORE_CAP_OWN_VIEWS, as rados: has) the per-region cases go as one
- * view request instead, and the others stay. */
+ * RIO_STORE_CAP_OWN_VIEWS, as rados: has) the per-region and the sieved
+ * cases go as one view request instead, and the others stay. */
 static void chooser(int own_views)
 {
     static const struct rio_store_ops views_ops = {.name = "views",
@@ -686,7 +686,7 @@ static void chooser(int own_views)
                                     .file_start = 0, .nbytes = nbytes};
         enum rio_indep_method m = ok ? rio__indep_choose(&req) : RIO_INDEP_AUTO;
         enum rio_indep_method want = cases[i].want;
-        if (own_views && want == RIO_INDEP_DTYPE)
+        if (own_views && (want == RIO_INDEP_DTYPE || want == RIO_INDEP_SIEVE))
             want = RIO_INDEP_VIEW;
         CHECK(m == want, "chooser%s: reads of %d B regions every %d B: %s, %s expected",
               own_views ? " (storage with views of its own)" : "", cases[i].region,
