@@ -61,8 +61,9 @@ set(f3 "[0-9.-]+ [0-9.-]+ [0-9.-]+")
 set(num "[0-9.-]+")
 if(STORAGE STREQUAL "rados")
   # (noncontig first) the strategies whose requests are list I/O, one
-  # compound operation of extents per object; direct_lua's below
-  set(impls two_phase resonant direct_list)
+  # compound operation of extents per object (resonant's reads are each
+  # rank's own, through the driver's measured choice); direct_lua's below
+  set(impls two_phase direct_list)
 endif()
 # every implementation of list I/O: both phases with a column per OSD (-
 # for an OSD that holds no object of the file: placement is by hash; - for
