@@ -45,13 +45,14 @@ int rio__indep_view_rw(const struct rio_indep_req *req, MPI_Offset pos, long lon
         tmp = rio__malloc((size_t)n);
         if (!tmp)
             return RIO_E_NOMEM;
-        if (req->write &&
-            (rc = rio__dtype_pack(req->memtype, req->memcount, req->buf, pos, n, tmp))) {
-            free(tmp);
-            return rc;
-        }
-        if (req->write)
+        if (req->write) {
+            rc = rio__dtype_pack(req->memtype, req->memcount, req->buf, pos, n, tmp);
+            if (rc) {
+                free(tmp);
+                return rc;
+            }
             *copies += n;
+        }
         buf = tmp;
     }
     if (req->write) {

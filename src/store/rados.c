@@ -212,7 +212,7 @@ struct vtable {
 static struct {
     pthread_mutex_t mu;
     struct vtable vt[2];
-} views = {PTHREAD_MUTEX_INITIALIZER, {{{{0}}, 0}, {{{0}}, 0}}};
+} views = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 struct rfile {
     struct rio_ceph_conn *conn;

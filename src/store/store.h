@@ -155,7 +155,8 @@ struct rio_store_ops {
 #define RIO_STORE_CAP_OWN_VIEWS 0x1u /* write_view/read_view are the storage's own datatype
                                         I/O, choosing per request shape between it and list
                                         I/O by measuring (rados:): the independent chooser
-                                        hands them noncontiguous requests of small regions.
+                                        hands them noncontiguous requests of small regions,
+                                        and reads it would otherwise sieve.
                                         emu's views lack the bit: its independent requests
                                         stay list I/O, as its figures measure them */
 

@@ -189,6 +189,12 @@ struct bench_tgt {
                              not known */
 };
 
+/** *sum += v for counters that may be unknown (-1): unknown stays unknown. */
+static inline void bench_add_known(long long *sum, long long v)
+{
+    *sum = *sum < 0 || v < 0 ? -1 : *sum + v;
+}
+
 /** One phase (write or read) of one implementation on one workload point.
  *  Throughputs in MiB/s over the timed rounds; I/O characteristics from
  *  the probe round, summed over ranks (-1 / have_* 0 when unavailable). */

@@ -1066,9 +1066,9 @@ static void md_point(FILE *f, const struct bench_point *p)
             for (int t = 0; t < ph->ntgt; t++) {
                 rq += ph->tgt[t].requests;
                 ac += ph->tgt[t].accesses;
-                by = by < 0 || ph->tgt[t].bytes < 0 ? -1 : by + ph->tgt[t].bytes;
-                cl = cl < 0 || ph->tgt[t].calls < 0 ? -1 : cl + ph->tgt[t].calls;
-                rs = rs < 0 || ph->tgt[t].resent < 0 ? -1 : rs + ph->tgt[t].resent;
+                bench_add_known(&by, ph->tgt[t].bytes);
+                bench_add_known(&cl, ph->tgt[t].calls);
+                bench_add_known(&rs, ph->tgt[t].resent);
             }
             seq_list(l, sizeof l, ph, " ", seq_of);
             if (!osd) {

@@ -404,10 +404,10 @@ static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *er
         a->sequential += t[i].sequential;
         a->seek += t[i].seek;
         a->busy += t[i].busy;
-        a->bytes = a->bytes < 0 || t[i].bytes < 0 ? -1 : a->bytes + t[i].bytes;
-        a->ascending = a->ascending < 0 || t[i].ascending < 0 ? -1 : a->ascending + t[i].ascending;
-        a->calls = a->calls < 0 || t[i].calls < 0 ? -1 : a->calls + t[i].calls;
-        a->resent = a->resent < 0 || t[i].resent < 0 ? -1 : a->resent + t[i].resent;
+        bench_add_known(&a->bytes, t[i].bytes);
+        bench_add_known(&a->ascending, t[i].ascending);
+        bench_add_known(&a->calls, t[i].calls);
+        bench_add_known(&a->resent, t[i].resent);
     }
 }
 
