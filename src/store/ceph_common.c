@@ -131,7 +131,7 @@ int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
 {
     const struct rio_ceph_settings *s = rio__settings_get(hints, &rio__ceph_settings_owner);
     const char *conf = s->conf ? s->conf : getenv("CEPH_CONF");
-    int rc;
+    int timeout = s->timeout > 0 ? s->timeout : CEPH_DEFAULT_TIMEOUT, rc;
     if (!conf)
         conf = "";
     pthread_mutex_lock(&c->mu);
@@ -145,12 +145,12 @@ int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
         } else if (!(m = rio__calloc(1, sizeof *m)) || !(m->conf = rio__strdup(conf))) {
             free(m);
             rc = RIO_E_NOMEM;
-        } else if ((rc = conn_new(c, conf, s->timeout > 0 ? s->timeout : CEPH_DEFAULT_TIMEOUT,
-                                  &m->handle)) < 0) {
+        } else if ((rc = conn_new(c, conf, timeout, &m->handle)) < 0) {
             free(m->conf);
             free(m);
         } else {
             m->refs = 1;
+            m->timeout = timeout;
             m->next = c->conns;
             c->conns = m;
             *out = m;
@@ -158,6 +158,14 @@ int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
     }
     pthread_mutex_unlock(&c->mu);
     return rc;
+}
+
+int rio__ceph_timed_out(const struct rio_ceph_conn *conn, int r, const char *doing)
+{
+    if (r == -ETIMEDOUT)
+        rio__err_detail("an OSD did not answer%s%s%s within resonio_ceph_timeout %d s",
+                        doing ? " (" : "", doing ? doing : "", doing ? ")" : "", conn->timeout);
+    return r;
 }
 
 int rio__ceph_conn_put(struct rio_ceph_client *c, struct rio_ceph_conn *m)

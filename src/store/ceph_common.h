@@ -33,6 +33,8 @@ struct rio_ceph_conn {
     struct rio_ceph_conn *next;
     char *conf;   /* "" for the library's own search */
     void *handle; /* the driver's: struct ceph_mount_info *, rados_t */
+    int timeout;  /* seconds: the resonio_ceph_timeout of the open that
+                   * connected, which bounds every wait of the connection */
     int refs;
 };
 
@@ -72,6 +74,10 @@ struct rio_ceph_client {
  *  detail. */
 int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
                        struct rio_ceph_conn **out);
+/** r, with the detail that an OSD did not answer within conn's timeout
+ *  added when r is -ETIMEDOUT; doing ("reading 4096 bytes at 0", or NULL)
+ *  says what waited, in parentheses after "did not answer". */
+int rio__ceph_timed_out(const struct rio_ceph_conn *conn, int r, const char *doing);
 /** One reference less; the last disconnects.  Returns the disconnect's
  *  error. */
 int rio__ceph_conn_put(struct rio_ceph_client *c, struct rio_ceph_conn *conn);

@@ -187,7 +187,6 @@ struct cfile {
     struct Fh *lk_fh;      /* low-level handle of the locks; NULL until the first */
     struct Inode *lk_in;
     int write_err;         /* -errno of a write since the last sync, else 0 (atomic) */
-    int timeout;           /* resonio_ceph_timeout at open: the OSD operation timeout */
 };
 
 static struct cfile *cf_of(struct rio_store *st)
@@ -282,8 +281,6 @@ static int c_open(struct rio_store *st, const char *path, int oflags, mode_t per
         free(cf);
         return rc;
     }
-    const struct rio_ceph_settings *cs = rio__settings_get(hints, &rio__ceph_settings_owner);
-    cf->timeout = cs->timeout;
     if ((rc = rio__ceph_conn_get(&client, hints, &cf->m)))
         goto out;
     /* O_APPEND dropped as in posix.c: writes are positional, the file
@@ -409,8 +406,8 @@ static int c_sync(struct rio_store *st)
     int r = lib.ceph_fsync(CM(cf), cf->fd, 0);
     int w = __atomic_exchange_n(&cf->write_err, 0, __ATOMIC_ACQ_REL);
     if (r == 0 && w < 0) {
-        rio__err_detail("a write since the last sync failed%s",
-                        w == -ETIMEDOUT ? ": an OSD did not answer" : "");
+        if (rio__ceph_timed_out(cf->m, w, "a write since the last sync") != -ETIMEDOUT)
+            rio__err_detail("a write since the last sync failed");
         r = w;
     }
     return r;
@@ -458,7 +455,7 @@ static ssize_t read_checked(struct cfile *cf, const struct iovec *iov, int iovcn
 {
     struct rio_layout l;
     char *bounce;
-    if (got <= 0 || now_s() - t0 < 0.9 * cf->timeout)
+    if (got <= 0 || now_s() - t0 < 0.9 * cf->m->timeout)
         return got;
     int r = get_layout(cf, &l);
     if (r < 0)
@@ -470,9 +467,10 @@ static ssize_t read_checked(struct cfile *cf, const struct iovec *iov, int iovcn
         size_t n = RIO_MIN((size_t)got - pos, (size_t)(l.unit - at % l.unit));
         int k = lib.ceph_read(CM(cf), cf->fd, bounce, (int64_t)n, at);
         if (k < 0) {
-            rio__err_detail("%s %zu bytes at %lld (resonio_ceph_timeout %d s)",
-                            k == -ETIMEDOUT ? "an OSD did not answer, reading" : "reading", n,
-                            (long long)at, cf->timeout);
+            char doing[64];
+            snprintf(doing, sizeof doing, "reading %zu bytes at %lld", n, (long long)at);
+            if (rio__ceph_timed_out(cf->m, k, doing) != -ETIMEDOUT)
+                rio__err_detail("%s", doing);
             free(bounce);
             return k;
         }
@@ -492,9 +490,7 @@ static ssize_t wrote(struct cfile *cf, ssize_t r)
         int none = 0;
         __atomic_compare_exchange_n(&cf->write_err, &none, (int)r, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE);
-        if (r == -ETIMEDOUT)
-            rio__err_detail("an OSD did not answer within resonio_ceph_timeout %d s",
-                            cf->timeout);
+        rio__ceph_timed_out(cf->m, (int)r, NULL);
     }
     return r;
 }

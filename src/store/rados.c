@@ -820,7 +820,7 @@ static int r_get_size(struct rio_store *st, MPI_Offset *size)
     long long s = 0;
     int r = read_size(rf, &s);
     if (r < 0)
-        return r;
+        return rio__ceph_timed_out(rf->conn, r, NULL);
     atomic_store(&rf->seen, s);
     *size = s;
     return 0;
@@ -888,10 +888,9 @@ static int r_set_size(struct rio_store *st, MPI_Offset size)
     if (rf->accmode == O_RDONLY)
         return -EBADF;
     int r = read_size(rf, &old);
-    if (r < 0)
-        return r;
-    /* extending only sets the size: the bytes between read as zeros */
-    return size >= old ? store_size(rf, size) : shrink(rf, size, old);
+    if (r == 0) /* extending only sets the size: the bytes between read as zeros */
+        r = size >= old ? store_size(rf, size) : shrink(rf, size, old);
+    return rio__ceph_timed_out(rf->conn, r, NULL);
 }
 
 /* Preallocate: the size reaches off+len (reading zeros there), which is
@@ -904,7 +903,7 @@ static int r_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
     if (rf->accmode == O_RDONLY)
         return -EBADF;
     atomic_store(&rf->seen, 0); /* ask object 0, not what this process saw */
-    return len ? raise_size(rf, off + len) : 0;
+    return len ? rio__ceph_timed_out(rf->conn, raise_size(rf, off + len), NULL) : 0;
 }
 
 /* A write is acknowledged once durable on every replica: nothing to flush.
@@ -1031,7 +1030,7 @@ static int r_write_list(struct rio_store *st, const struct rio_region *file,
     free(p);
     if (!rc && end > 0)
         rc = raise_size(rf, end);
-    return rc;
+    return rio__ceph_timed_out(rf->conn, rc, NULL);
 }
 
 /* The reads and the size read go out together; what lies past the size is
@@ -1075,7 +1074,7 @@ static int r_read_list(struct rio_store *st, const struct rio_region *file,
     }
     lib.rados_aio_release(sc);
     free(p);
-    return rc;
+    return rio__ceph_timed_out(rf->conn, rc, NULL);
 }
 
 static ssize_t r_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
@@ -1441,7 +1440,7 @@ static int view_rw(struct rio_store *st, int wr, const struct rio_dtype *ft, MPI
         rc = view_list(st, wr, ft, disp, pos, buf, len, done);
     }
     view_record(rf, wr, mode, kx, kg, path, declined, rc, rio__now() - t0, len);
-    return rc;
+    return rio__ceph_timed_out(rf->conn, rc, NULL);
 }
 
 static int r_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
@@ -1456,7 +1455,7 @@ static int r_write_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Of
     rio__dtype_view_extent(ft, disp, pos, len, &first, &end);
     int rc = view_rw(st, 1, ft, disp, pos, (char *)buf, len, first, end, NULL);
     /* the list path raised the size already; a second raise is a no-op */
-    return rc ? rc : raise_size(rf, end);
+    return rc ? rc : rio__ceph_timed_out(rf->conn, raise_size(rf, end), NULL);
 }
 
 static int r_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Offset disp,
@@ -1473,7 +1472,7 @@ static int r_read_view(struct rio_store *st, const struct rio_dtype *ft, MPI_Off
     rio__dtype_view_extent(ft, disp, pos, len, &first, &end);
     int rc = read_size(rf, &size);
     if (rc)
-        return rc;
+        return rio__ceph_timed_out(rf->conn, rc, NULL);
     if (end > size) /* the list path counts what lies below the size: no choice */
         return view_list(st, 0, ft, disp, pos, buf, len, done);
     return view_rw(st, 0, ft, disp, pos, buf, len, first, end, done);

@@ -23,7 +23,8 @@
  *   3. on each file a collective write of new bytes, the sync, and a
  *      collective read each fail on every rank of the file with
  *      MPI_ERR_IO and a message naming the call, the file and the cause
- *      (an OSD that did not answer: "timed out"), the slowest rank within
+ *      (an OSD that did not answer: "timed out", and the hint
+ *      resonio_ceph_timeout that bounds the wait), the slowest rank within
  *      BOUND_S of the call; the close, which may fail or not, too;
  *   4. start the OSD again (the tool waits until it serves); the same
  *      open, collective write, sync, read and close succeed, the read
@@ -151,8 +152,9 @@ static void expect_fault(const struct tfile *t, int rc, double dt, const char *o
     char m[MPI_MAX_ERROR_STRING];
     double worst = slowest(t, dt);
     if (RT_ERR(rc, MPI_ERR_IO, op, t->rname))
-        CHECK(strstr(rt_errstr(rc, m), "timed out") != NULL,
-              "%s on %s: the message does not name the cause (a timeout): %s", op, t->rname, m);
+        CHECK(strstr(rt_errstr(rc, m), "timed out") && strstr(m, "resonio_ceph_timeout"),
+              "%s on %s: the message does not name the cause (a timeout, and the hint that "
+              "sets it): %s", op, t->rname, m);
     printf("[%d] %s on %s with an OSD down: %.1f s: %s\n", rt_rank, op, t->rname, dt,
            rc == MPI_SUCCESS ? "success" : rt_errstr(rc, m));
     fflush(stdout);
