@@ -192,11 +192,13 @@ static int parse_name(const char *path, char **pool, char **name)
 /* The view paths a request shape has measured (see "datatype I/O at the
  * OSD" below). */
 #define VIEW_BUCKETS 16
+#define VIEW_SAMPLES 2 /* timed calls of each path before a shape chooses */
 enum { PATH_LUA = 0, PATH_LIST = 1 };
 struct vbucket {
     int used;
     int kx, kg;      /* the key: log2 extents per object, 1 + log2 mean gap (0: none) */
-    double t[2];     /* seconds per byte of the call it was measured on; < 0: not yet */
+    double t[2];     /* seconds per byte, the least of the samples; < 0: none yet */
+    int samples[2];  /* timed calls that succeeded, up to VIEW_SAMPLES */
     int failed[2];   /* the path failed, or (lua) the class could not take the request */
     long long runs[2];
     int kept;        /* PATH_* once chosen; -1 while measuring */
@@ -1122,11 +1124,13 @@ static ssize_t r_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_O
  *
  * resonio_rados_view=lua or list forces a path; auto (the default)
  * measures, per process (not per file: see views), per direction and per
- * shape: the first call
- * of a shape runs the lua path, the next the list path, each timed (wall
+ * shape: the calls of a shape alternate between the lua path and the list
+ * path, lua first, until each has run VIEW_SAMPLES times, each timed (wall
  * time per byte of the call, from cutting the request to the last reply,
- * without the size's own request), and from then on the shape keeps the
- * faster; a path that failed (or that the class could not take) is not
+ * without the size's own request); from then on the shape keeps the path
+ * whose best sample was faster (the least of a path's samples, as a first
+ * call can pay for what later calls find ready: the OSD compiling the
+ * class's script, objects coming into being); a path that failed (or that the class could not take) is not
  * kept, and a shape whose paths both failed starts measuring again.  A
  * table of VIEW_BUCKETS shapes per direction, reused round robin, keeps
  * this small and its outcome a function of the calls made.  Every rank
@@ -1362,9 +1366,12 @@ static int view_pick(struct rfile *rf, int wr, int mode, int kx, int kg)
         return PATH_LIST;
     pthread_mutex_lock(&views.mu);
     struct vbucket *b = bucket_of(&views.vt[wr], kx, kg, 1);
-    int path = b->kept >= 0                         ? b->kept
-               : b->t[PATH_LUA] < 0 && !b->failed[PATH_LUA] ? PATH_LUA
-                                                            : PATH_LIST;
+    int path = b->kept;
+    if (path < 0) /* measuring: the path with fewer samples, lua on a tie */
+        path = !b->failed[PATH_LUA] &&
+                       (b->failed[PATH_LIST] || b->samples[PATH_LUA] <= b->samples[PATH_LIST])
+                   ? PATH_LUA
+                   : PATH_LIST;
     pthread_mutex_unlock(&views.mu);
     return path;
 }
@@ -1383,16 +1390,23 @@ static void view_record(struct rfile *rf, int wr, int mode, int kx, int kg, int 
     if (b->kept < 0) {
         if (lua_declined)
             b->failed[PATH_LUA] = 1;
-        if (rc)
+        double t = secs / (double)len;
+        if (rc) {
             b->failed[path] = 1;
-        else if (b->t[path] < 0)
-            b->t[path] = secs / (double)len;
+        } else if (b->samples[path] < VIEW_SAMPLES) {
+            b->samples[path]++;
+            if (b->t[path] < 0 || t < b->t[path])
+                b->t[path] = t;
+        }
         int known = 1;
         for (int p = 0; p < 2; p++)
-            known &= b->failed[p] || b->t[p] >= 0;
+            known &= b->failed[p] || b->samples[p] == VIEW_SAMPLES;
         if (known && b->failed[PATH_LUA] && b->failed[PATH_LIST]) {
-            b->t[PATH_LUA] = b->t[PATH_LIST] = -1.0; /* measure again */
-            b->failed[PATH_LUA] = b->failed[PATH_LIST] = 0;
+            /* measure again */
+            for (int p = 0; p < 2; p++) {
+                b->t[p] = -1.0;
+                b->samples[p] = b->failed[p] = 0;
+            }
         } else if (known) {
             b->kept = b->failed[PATH_LUA]    ? PATH_LIST
                       : b->failed[PATH_LIST] ? PATH_LUA

@@ -16,11 +16,12 @@
  *              per 256 extents (8); the bytes the same either way;
  *              MPI_File_get_info reports the value (and auto for one that
  *              is none of auto, lua, list)
- *   auto       four writes and four reads of the fine view: the first call
- *              of each direction runs lua, the second list, each timed;
- *              the shape's bucket keeps the one measured faster (the
- *              driver's own table, rio__rados_view_buckets), and the later
- *              calls run it, as the OSDs count too
+ *   auto       six writes and six reads of the fine view: the first four
+ *              calls of each direction alternate lua, list, lua, list,
+ *              each timed; the shape's bucket keeps the path whose best
+ *              sample was faster (the driver's own table,
+ *              rio__rados_view_buckets), and the later calls run it, as
+ *              the OSDs count too
  *   indep      every rank writes and reads its own blocks of one file
  *              with a noncontiguous memory type, through the independent
  *              chooser: the view method on rados: (rio_stats_get's
@@ -184,7 +185,7 @@ static void test_auto(void)
     static unsigned char w[NBLK * BLK], rb[NBLK * BLK];
     info_is(fh, "auto", "auto");
     set_blocks_view(fh, 0, BLK, STRIDE);
-    enum { CALLS = 4 };
+    enum { MEASURED = 4, CALLS = MEASURED + 2 }; /* two samples of each path */
     for (int rd = 0; rd < 2; rd++) {
         const char *dir = rd ? "read" : "write";
         long long seen[CALLS];
@@ -192,8 +193,8 @@ static void test_auto(void)
             if (!rd)
                 fine_data(w, 10 + call);
             memset(rb, 0xEE, sizeof rb);
-            /* the calls after the two measured ones, as the OSDs count them */
-            fine_call(fh, rd, rd ? rb : w, call >= 2, &seen[call]);
+            /* the calls after the measured ones, as the OSDs count them */
+            fine_call(fh, rd, rd ? rb : w, call >= MEASURED, &seen[call]);
             if (rd)
                 CHECK_BYTES(rb, w, NULL, sizeof rb, "auto: read %d", call);
         }
@@ -217,15 +218,15 @@ static void test_auto(void)
         CHECK(b[0].kept == want, "auto %s: kept %d, but the faster measured is %s (lua %g, list "
               "%g s/byte)", dir, b[0].kept, want == RIO_RADOS_VIEW_LUA ? "lua" : "list", tl, tx);
         int k = want - 1;
-        CHECK(b[0].runs[k] == CALLS - 1 && b[0].runs[1 - k] == 1,
-              "auto %s: the kept path ran %lld calls, the other %lld; expected %d and 1", dir,
-              b[0].runs[k], b[0].runs[1 - k], CALLS - 1);
+        CHECK(b[0].runs[k] == CALLS - MEASURED / 2 && b[0].runs[1 - k] == MEASURED / 2,
+              "auto %s: the kept path ran %lld calls, the other %lld; expected %d and %d", dir,
+              b[0].runs[k], b[0].runs[1 - k], CALLS - MEASURED / 2, MEASURED / 2);
         /* the calls after the measured ones made the kept path's requests
          * (the OSDs' count of one of them, as t_rados allows) */
         long long expect = want == RIO_RADOS_VIEW_LUA ? OBJECTS : LIST_OPS;
-        CHECK(seen[2] == expect || seen[3] == expect,
+        CHECK(seen[MEASURED] == expect || seen[MEASURED + 1] == expect,
               "auto %s: the calls after the measured ones made %lld and %lld requests at the "
-              "OSDs, not the kept path's %lld", dir, seen[2], seen[3], expect);
+              "OSDs, not the kept path's %lld", dir, seen[MEASURED], seen[MEASURED + 1], expect);
         printf("auto %s: lua %.3g us/KiB, list %.3g us/KiB, kept %s\n", dir, tl * 1024e6,
                tx * 1024e6, want == RIO_RADOS_VIEW_LUA ? "lua" : "list");
     }
