@@ -14,7 +14,8 @@ cd "$(dirname "$0")"
 PKGS=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev liburing-dev
       gnuplot-nox clang libhdf5-mpich-dev libhdf5-openmpi-dev libpnetcdf-dev
       python3-mpi4py python3-h5py-mpi
-      ceph-mon ceph-osd ceph-mds ceph-fuse fuse ceph-common python3-rados librados-dev libcephfs-dev)
+      ceph-mon ceph-osd ceph-mds ceph-fuse fuse ceph-common python3-rados librados-dev libcephfs-dev
+      iproute2 util-linux)
 MPIS=(${RESONIO_MPIS:-mpich openmpi})
 JOBS=2
 
