@@ -161,6 +161,14 @@ static void t_pointer(void)
     RT_OK(MPI_Wait(&rr, &st[0]));
     CHECK_STATUS(&st[0], MPI_BYTE, REG, REG, "pointer: read status");
     CHECK_PAT(in, REG, rt_rank, off, "pointer: read back");
+    /* a read across the end of file: the status counts what was there */
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank's writes are in */
+    long long end = (long long)rt_nprocs * REG;
+    memset(in, 0, REG);
+    RT_OK(rio_file_iread_at(fh, end - 100, in, 1000, MPI_BYTE, &rr));
+    RT_OK(MPI_Wait(&rr, &st[0]));
+    CHECK_STATUS(&st[0], MPI_BYTE, 100, 100, "pointer: read across the end of file");
+    CHECK_PAT(in, 100, rt_nprocs - 1, end - 100, "pointer: read across the end of file");
     RT_OK(rio_file_close(&fh));
     check_region(path, off, REG, "pointer");
     free(buf);
