@@ -270,9 +270,21 @@ struct rio_stats {
                                                 method i (its name:
                                                 rio_indep_method_name(i)), for
                                                 i < nmethods; 0 beyond */
+    /* version 2 */
+    long long nb_queued;                   /**< nonblocking independent calls handed to
+                                                resonio's I/O threads (the others, and
+                                                collective ones, complete at issue) */
+    long long nb_background;               /**< of those, jobs that have run (cancelled
+                                                ones not counted) */
+    double time_nb_overlap;                /**< seconds from issue to the end of the I/O,
+                                                summed over those jobs: time the caller was
+                                                free to compute, whether or not it waited
+                                                in MPI_Wait meanwhile */
 };
 /** The size of the first version of struct rio_stats. */
 #define RIO_STATS_SIZE_V1 RIO_SIZE_THROUGH(struct rio_stats, req_method)
+/** The size of the second version (the nonblocking counters). */
+#define RIO_STATS_SIZE_V2 RIO_SIZE_THROUGH(struct rio_stats, time_nb_overlap)
 /** Copy the calling rank's counters for fh into *out (out->size set by the
  *  caller, see above).  Local.  Errors: MPI_ERR_ARG for a NULL out or a
  *  size below RIO_STATS_SIZE_V1. */

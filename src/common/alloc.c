@@ -89,6 +89,13 @@ static void pool_setup(void)
         MPI_Comm_set_attr(MPI_COMM_SELF, pool_keyval, NULL);
 }
 
+void rio__pool_setup(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    pool_setup();
+    pthread_mutex_unlock(&pool_lock);
+}
+
 void *rio__pool_alloc(size_t n)
 {
     if (rio__alloc_fail_now())

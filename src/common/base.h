@@ -65,7 +65,9 @@ int rio__alloc_fail_now(void);
     X(RIO_E_LAYOUT, MPI_ERR_IO, "the storage refuses the file layout asked for")         \
     X(RIO_E_BADNAME, MPI_ERR_BAD_FILE, "invalid file name for its storage driver")      \
     X(RIO_E_NOLOCK, MPI_ERR_UNSUPPORTED_OPERATION,                                      \
-      "the storage has no byte-range locks, which atomic mode needs")
+      "the storage has no byte-range locks, which atomic mode needs")                   \
+    X(RIO_E_PENDING_IO, MPI_ERR_OTHER,                                                  \
+      "nonblocking requests on this file were not completed (waited for) or freed")
 
 enum rio_err {
     RIO_E__FIRST = RIO_E_BASE,

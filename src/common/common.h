@@ -48,6 +48,10 @@ void *rio__pool_realloc(void *p, size_t n);
 void rio__pool_free(void *p);
 /** What the pool holds now: bytes and blocks (for tests and statistics). */
 void rio__pool_held(size_t *bytes, int *blocks);
+/** Read the pool's limit and set its finalize hook now, which calls MPI:
+ *  done before threads that must not call MPI (the I/O threads of
+ *  nonblocking calls, src/file/async.c) allocate from the pool. */
+void rio__pool_setup(void);
 
 /* ---- hints: each owner's settings, in one struct per file ------------ */
 #include "settings.h"

@@ -233,6 +233,12 @@ int rio__dtype_get(MPI_Datatype type, struct rio_dtype **out)
 }
 
 /* Drop one reference; the last one frees the form.  NULL is fine. */
+struct rio_dtype *rio__dtype_hold(struct rio_dtype *dt)
+{
+    atomic_fetch_add(&dt->refs, 1);
+    return dt;
+}
+
 void rio__dtype_put(struct rio_dtype *dt)
 {
     if (!dt)

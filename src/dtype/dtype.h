@@ -47,6 +47,9 @@ struct rio_dtype_info {
  */
 int rio__dtype_get(MPI_Datatype type, struct rio_dtype **out);
 void rio__dtype_put(struct rio_dtype *dt);
+/** Another reference to dt, which the caller holds (one more
+ *  rio__dtype_put is then owed).  Returns dt.  Thread-safe; no MPI call. */
+struct rio_dtype *rio__dtype_hold(struct rio_dtype *dt);
 const struct rio_dtype_info *rio__dtype_info(const struct rio_dtype *dt);
 
 /**

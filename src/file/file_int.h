@@ -55,6 +55,11 @@ struct rio_file {
     int split_err;
     MPI_Status split_status;
 
+    /* requests of nonblocking independent calls the user has not yet
+       completed or freed (async.c's list, under its lock) */
+    struct rio_job *jobs;
+    int jobs_running, writes_running; /* its jobs not yet settled (async.c) */
+
     rio_stats stats;
     int report;                     /* RESONIO_STATS at open: print reports */
     struct rio_coll_ctx *coll;      /* made at open, else by the first collective call */
@@ -152,6 +157,35 @@ int rio__shared_set(rio_file *fh, MPI_Offset value);
 /* ---- handles (open.c) ------------------------------------------------- */
 /** Local check of a handle: RIO_E_FILE for NULL. */
 int rio__file_check(rio_file *fh);
+
+/* ---- nonblocking independent calls in the background (async.c) -------- */
+/* How nonblocking independent calls complete in this process, decided at
+ * the first call from the thread level MPI provided and the library. */
+enum { RIO_ASYNC_NONE, RIO_ASYNC_THREAD, RIO_ASYNC_POLL };
+/** RIO_ASYNC_NONE: do the work at issue time (no extended generalized
+ *  requests and no MPI_THREAD_MULTIPLE, or RESONIO_IO_THREADS=0);
+ *  RIO_ASYNC_THREAD: an I/O thread completes the request;
+ *  RIO_ASYNC_POLL: MPI_Test/MPI_Wait complete it through the poll hook.
+ *  Local; calls MPI_Query_thread the first time. */
+int rio__async_mode(void);
+/** Queue a job on fh and give the user its request.  run(arg, &done) runs
+ *  on an I/O thread and must not call MPI; it returns 0 or an internal
+ *  code and sets the bytes moved.  release(arg) runs once after it (or
+ *  instead of it, for a cancelled job), also without MPI, and frees arg.
+ *  On success the job owns arg.  op is static storage.  Local; the mode
+ *  must not be RIO_ASYNC_NONE.  Errors: RIO_E_NOMEM (arg still the
+ *  caller's, *request untouched). */
+int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *, MPI_Offset *),
+                      void (*release)(void *), void *arg, MPI_Request *request);
+/** Wait until every job of fh (only writes with writes_only) has run.
+ *  Local. */
+void rio__async_drain(rio_file *fh, int writes_only);
+/** Requests of fh the user has not completed or freed.  Local. */
+int rio__async_pending(rio_file *fh);
+/** At close: wait for fh's jobs, then detach the requests still
+ *  outstanding from fh (they stay valid for a later wait).  Returns how
+ *  many there were.  Local. */
+int rio__async_detach(rio_file *fh);
 
 /* ---- statistics (stats.c) --------------------------------------------- */
 /** Print the counters summed over ranks, on rank 0, if RESONIO_STATS was

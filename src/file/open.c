@@ -336,10 +336,19 @@ int rio_file_close(rio_file **pfh)
         rio__err_detail("end the split collective before closing");
         return rio__file_return(fh, err, op);
     }
+    /* The user must complete every request first (the standard); one left
+     * outstanding is reported, but only after its I/O ran: no job outlives
+     * the handle it writes through.  The file is closed all the same. */
+    int pending = rio__async_detach(fh);
     rio__stats_report(fh);
     if (fh->store_open) {
         err = rio__store_close(&fh->st);
         fh->store_open = 0;
+    }
+    if (pending && !err) {
+        err = RIO_E_PENDING_IO;
+        rio__err_detail("%d nonblocking request%s outstanding at close (their I/O was done)",
+                        pending, pending == 1 ? " was" : "s were");
     }
     err = rio__agree(fh->comm, err);
     if (fh->amode & MPI_MODE_DELETE_ON_CLOSE) {
@@ -411,6 +420,9 @@ static int resize(rio_file *fh, MPI_Offset size, int grow_only, const char *op)
         err = RIO_E_NOT_SAME;
         rio__err_detail("size differs between ranks");
     }
+    /* a write still running in the background would land after the new
+     * size, against the order the program wrote */
+    rio__async_drain(fh, 1);
     err = rio__agree(fh->comm, err);
     if (!err && fh->rank == 0) {
         if (grow_only) {
@@ -454,6 +466,8 @@ int rio_file_sync(rio_file *fh)
     int err = rio__file_check(fh);
     if (err)
         return rio__file_return(fh, err, "MPI_File_sync");
+    /* the handle's writes still running in the background go first */
+    rio__async_drain(fh, 1);
     if (!(fh->amode & MPI_MODE_RDONLY) && fh->st.ops->sync)
         err = fh->st.ops->sync(&fh->st);
     err = rio__agree(fh->comm, err);
@@ -540,6 +554,9 @@ int rio_file_set_atomicity(rio_file *fh, int flag)
         rio__err_detail("the %s driver has no byte-range locks", drv);
     }
     err = rio__agree(fh->comm, err);
+    /* jobs captured the mode they were issued in; those of the old mode
+     * end before the new one holds */
+    rio__async_drain(fh, 0);
     if (!err)
         fh->atomic = flag;
     return rio__file_return(fh, err, "MPI_File_set_atomicity");

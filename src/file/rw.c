@@ -12,10 +12,12 @@
  * Collective calls go through the collective engine (src/coll), which
  * moves the data and agrees on the outcome itself; only the calls it
  * cannot serve (data representations, atomic mode, overlapping views)
- * take the independent path, and agree here.  Nonblocking calls complete before they
- * return and hand back a generalized request that is already complete,
- * which MPI_Wait and MPI_Test accept like any other.  A split collective
- * does its work in the begin call and returns the status in the end call.
+ * take the independent path, and agree here.  Nonblocking independent
+ * calls run in the background where the process allows it (async.c, and
+ * "nonblocking calls" below); the others complete before they return and
+ * hand back a generalized request that is already complete, which MPI_Wait
+ * and MPI_Test accept like any other.  A split collective does its work in
+ * the begin call and returns the status in the end call.
  *
  * Conversion: for external32 the data is packed with MPI_Pack_external into
  * a scratch buffer and that buffer is written through the view (reads
@@ -172,12 +174,35 @@ static int convert_prefix(const struct rio_datarep *d, void *buf, MPI_Count coun
 
 /* ---- the core ------------------------------------------------------------------ */
 
+/* What an independent access needs of the file, fixed when the call is
+ * issued: a nonblocking call's job holds its own copy (and a reference to
+ * the filetype), so the I/O thread does not read the handle as it runs. */
+struct access {
+    struct rio_store *st;
+    struct rio_dtype *filetype_dt; /* borrowed from the view, or the job's reference */
+    MPI_Offset disp, etype_size;
+    const struct rio_datarep *drep;
+    int view_overlaps, atomic;
+};
+
+static struct access access_of(rio_file *fh)
+{
+    return (struct access){.st = &fh->st,
+                           .filetype_dt = fh->filetype_dt,
+                           .disp = fh->disp,
+                           .etype_size = fh->etype_size,
+                           .drep = fh->drep,
+                           .view_overlaps = fh->view_overlaps,
+                           .atomic = fh->atomic};
+}
+
 /*
  * Move count instances of type between buf and the view, from etype
  * position pos.  *done gets the stream bytes moved (less than asked when a
- * read meets end of file).  Local.
+ * read meets end of file).  Local.  Calls MPI only for a data
+ * representation (a->drep), so it runs on an I/O thread without one.
  */
-static int rw_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count count,
+static int rw_core(const struct access *a, int write, MPI_Offset pos, void *buf, MPI_Count count,
                    MPI_Datatype type, struct rio_dtype *mem_dt, MPI_Offset nbytes,
                    MPI_Offset *done)
 {
@@ -185,26 +210,26 @@ static int rw_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count
     void *tmp = NULL;
     int err = 0;
     struct rio_indep_req req = {
-        .st = &fh->st,
+        .st = a->st,
         .write = write,
         .buf = buf,
         .memtype = mem_dt,
         .memcount = count,
-        .filetype = fh->filetype_dt,
-        .disp = fh->disp,
-        .file_start = pos * fh->etype_size,
+        .filetype = a->filetype_dt,
+        .disp = a->disp,
+        .file_start = pos * a->etype_size,
         .nbytes = nbytes,
         /* overlapping regions: one storage call per run, in stream order */
-        .method = fh->view_overlaps ? RIO_INDEP_POSIX : RIO_INDEP_AUTO,
+        .method = a->view_overlaps ? RIO_INDEP_POSIX : RIO_INDEP_AUTO,
     };
     *done = 0;
 
-    if (fh->drep) {
+    if (a->drep) {
         MPI_Offset fb = 0;
-        err = file_bytes(fh->drep, type, count, nbytes, &fb);
+        err = file_bytes(a->drep, type, count, nbytes, &fb);
         if (err)
             goto out;
-        if (fb % fh->etype_size) {
+        if (fb % a->etype_size) {
             err = RIO_E_TYPE;
             rio__err_detail("converted data is not a whole number of etypes");
             goto out;
@@ -215,7 +240,7 @@ static int rw_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count
             goto out;
         }
         if (write) {
-            err = convert(fh->drep, 1, buf, count, type, mem_dt, tmp, fb);
+            err = convert(a->drep, 1, buf, count, type, mem_dt, tmp, fb);
             if (err)
                 goto out;
         }
@@ -228,16 +253,16 @@ static int rw_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count
         req.nbytes = fb;
     }
 
-    if (fh->atomic && req.nbytes > 0 && fh->st.ops->lock) {
+    if (a->atomic && req.nbytes > 0 && a->st->ops->lock) {
         MPI_Offset first, end;
-        rio__dtype_view_extent(fh->filetype_dt, fh->disp, req.file_start, req.nbytes, &first,
+        rio__dtype_view_extent(a->filetype_dt, a->disp, req.file_start, req.nbytes, &first,
                                &end);
-        err = fh->st.ops->lock(&fh->st, first, end - first, write);
+        err = a->st->ops->lock(a->st, first, end - first, write);
         if (err)
             goto out;
         req.locked = 1;
         err = rio__indep_rw(&req, done);
-        int uerr = fh->st.ops->unlock(&fh->st, first, end - first);
+        int uerr = a->st->ops->unlock(a->st, first, end - first);
         if (!err)
             err = uerr;
     } else if (req.nbytes > 0) {
@@ -246,15 +271,15 @@ static int rw_core(rio_file *fh, int write, MPI_Offset pos, void *buf, MPI_Count
     if (err)
         goto out;
 
-    if (fh->drep && !write) {
+    if (a->drep && !write) {
         MPI_Offset got = nbytes;
         if (*done < req.nbytes) {
             memset((char *)tmp + *done, 0, (size_t)(req.nbytes - *done));
             got = read_prefix(type, *done, req.nbytes, nbytes);
         }
-        err = convert_prefix(fh->drep, buf, count, type, mem_dt, tmp, req.nbytes, got);
+        err = convert_prefix(a->drep, buf, count, type, mem_dt, tmp, req.nbytes, got);
         *done = err ? 0 : got;
-    } else if (fh->drep) {
+    } else if (a->drep) {
         *done = nbytes;
     }
 out:
@@ -317,17 +342,15 @@ static int ordered_position(rio_file *fh, MPI_Offset n_etypes, MPI_Offset *pos)
     return err;
 }
 
-static int data_access(rio_file *fh, const char *op, int write, int coll, enum where where,
-                       MPI_Offset offset, const void *cbuf, MPI_Count count, MPI_Datatype type,
-                       MPI_Status *status)
+/* The checks every data-access call makes locally: the arguments against
+ * the access mode, and the memory type's decoded form (*dt, a new
+ * reference, also on error when one was taken) and byte count (*nbytes; 0
+ * for a view that holds no data).  Returns 0 or an internal code. */
+static int check_access(rio_file *fh, int write, enum where where, MPI_Offset offset,
+                        MPI_Count count, MPI_Datatype type, struct rio_dtype **dt,
+                        MPI_Offset *nbytes)
 {
-    void *buf = (void *)cbuf;
-    struct rio_dtype *dt = NULL;
-    MPI_Offset nbytes = 0, done = 0, pos = 0;
-    int err = rio__file_check(fh);
-    if (err)
-        return rio__file_return(fh, err, op);
-
+    int err = 0;
     if (count < 0) {
         err = RIO_E_COUNT;
         rio__err_detail("count %lld is negative", (long long)count);
@@ -345,13 +368,13 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
         rio__err_detail("offset %lld is negative", (long long)offset);
     }
     if (!err)
-        err = rio__dtype_get(type, &dt);
+        err = rio__dtype_get(type, dt);
     if (!err) {
-        nbytes = (MPI_Offset)rio__dtype_info(dt)->size * count;
-        if (nbytes % fh->etype_size) {
+        *nbytes = (MPI_Offset)rio__dtype_info(*dt)->size * count;
+        if (*nbytes % fh->etype_size) {
             err = RIO_E_TYPE;
             rio__err_detail("%lld bytes is not a whole number of etypes of %lld bytes",
-                            (long long)nbytes, (long long)fh->etype_size);
+                            (long long)*nbytes, (long long)fh->etype_size);
         }
     }
     /* A view whose filetype holds no data (PnetCDF gives one to the ranks
@@ -359,7 +382,22 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
      * reports 0 in its status and leaves the file pointers where they are,
      * as a call of count 0 would.  Open MPI's views do the same. */
     if (!err && rio__dtype_info(fh->filetype_dt)->size <= 0)
-        nbytes = 0;
+        *nbytes = 0;
+    return err;
+}
+
+static int data_access(rio_file *fh, const char *op, int write, int coll, enum where where,
+                       MPI_Offset offset, const void *cbuf, MPI_Count count, MPI_Datatype type,
+                       MPI_Status *status)
+{
+    void *buf = (void *)cbuf;
+    struct rio_dtype *dt = NULL;
+    MPI_Offset nbytes = 0, done = 0, pos = 0;
+    int err = rio__file_check(fh);
+    if (err)
+        return rio__file_return(fh, err, op);
+
+    err = check_access(fh, write, where, offset, count, type, &dt, &nbytes);
     MPI_Offset n_etypes = err ? 0 : nbytes / fh->etype_size;
 
     switch (where) {
@@ -395,7 +433,8 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
         done = res.done;
         t_agree = res.t_agree;
     } else if (!err && nbytes > 0) {
-        err = rw_core(fh, write, pos, buf, count, type, dt, nbytes, &done);
+        struct access a = access_of(fh);
+        err = rw_core(&a, write, pos, buf, count, type, dt, nbytes, &done);
     }
     if (where == IND && !err)
         fh->fp_ind = pos + done / fh->etype_size;
@@ -428,7 +467,110 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     return rio__file_return(fh, err, op);
 }
 
-/* ---- nonblocking: already-complete generalized requests -------------------- */
+/* ---- nonblocking calls ---------------------------------------------------------
+ *
+ * An independent call runs in the background where the process allows
+ * (async.c says when): here it is checked, its position fixed (the
+ * individual pointer advanced past everything it asks for, as the
+ * standard says; the shared pointer taken), the memory type's and the
+ * filetype's decoded forms held, and a job queued that moves the data
+ * through rw_core on an I/O thread.  Calls through a data representation
+ * stay synchronous: their conversion calls MPI (MPI_Pack_external, the
+ * user's functions) for every call.  Collective calls, and every call
+ * where async.c cannot run jobs, complete before they return, with a
+ * generalized request already complete. */
+
+/* A job's capture: all rw_core needs, owned by the job. */
+struct bg_io {
+    struct access a;       /* a.filetype_dt: the job's reference */
+    rio_stats *stats;      /* the file's: the file is not freed before the job ran */
+    int write;
+    MPI_Offset pos, nbytes;
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    struct rio_dtype *dt;  /* the job's reference */
+};
+
+static int bg_run(void *arg, MPI_Offset *done)
+{
+    struct bg_io *io = arg;
+    *done = 0;
+    int err = io->nbytes > 0 ? rw_core(&io->a, io->write, io->pos, io->buf, io->count, io->type,
+                                       io->dt, io->nbytes, done)
+                             : 0;
+    if (!err) {
+        rio__stat_add(io->write ? &io->stats->calls_write : &io->stats->calls_read, 1);
+        rio__stat_add(io->write ? &io->stats->bytes_written : &io->stats->bytes_read, *done);
+    }
+    return err;
+}
+
+static void bg_release(void *arg)
+{
+    struct bg_io *io = arg;
+    rio__dtype_put(io->dt);
+    rio__dtype_put(io->a.filetype_dt);
+    free(io);
+}
+
+/* Issue an independent nonblocking call as a job (contract above).  The
+ * caller checked the handle. */
+static int background(rio_file *fh, const char *op, int write, enum where where,
+                      MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype type,
+                      MPI_Request *request)
+{
+    struct bg_io *io = NULL;
+    struct rio_dtype *dt = NULL, *ft = NULL, *byte = NULL;
+    MPI_Offset nbytes = 0, pos = 0;
+    int err = check_access(fh, write, where, offset, count, type, &dt, &nbytes);
+    if (err)
+        goto out;
+    /* what the I/O thread would otherwise look up through MPI the first
+     * time: MPI_BYTE's form (the staging path takes it) and the pool's
+     * limit */
+    err = rio__dtype_get(MPI_BYTE, &byte);
+    if (err)
+        goto out;
+    rio__pool_setup();
+    io = rio__calloc(1, sizeof *io);
+    if (!io) {
+        err = RIO_E_NOMEM;
+        goto out;
+    }
+    MPI_Offset n_etypes = nbytes / fh->etype_size;
+    if (where == AT)
+        pos = offset;
+    else if (where == IND)
+        pos = fh->fp_ind;
+    else
+        err = rio__shared_fetch_add(fh, n_etypes, &pos);
+    if (err)
+        goto out;
+    *io = (struct bg_io){.a = access_of(fh),
+                         .stats = &fh->stats,
+                         .write = write,
+                         .pos = pos,
+                         .nbytes = nbytes,
+                         .buf = (void *)buf,
+                         .count = count,
+                         .type = type,
+                         .dt = dt};
+    io->a.filetype_dt = ft = rio__dtype_hold(fh->filetype_dt);
+    err = rio__async_submit(fh, op, write, bg_run, bg_release, io, request);
+    if (err)
+        goto out;
+    io = NULL;
+    dt = ft = NULL; /* the job's now */
+    if (where == IND)
+        fh->fp_ind = pos + n_etypes;
+out:
+    free(io);
+    rio__dtype_put(byte);
+    rio__dtype_put(ft);
+    rio__dtype_put(dt);
+    return rio__file_return(fh, err, op);
+}
 
 static int greq_query(void *extra, MPI_Status *status)
 {
@@ -458,6 +600,8 @@ static int nonblocking(rio_file *fh, const char *op, int write, int coll, enum w
         return rio__file_return(fh, RIO_E_ARG, op);
     }
     *request = MPI_REQUEST_NULL;
+    if (!coll && !rio__file_check(fh) && !fh->drep && rio__async_mode() != RIO_ASYNC_NONE)
+        return background(fh, op, write, where, offset, buf, count, type, request);
     MPI_Status *st = malloc(sizeof *st);
     if (!st)
         return rio__file_return(fh, RIO_E_NOMEM, op);

@@ -40,6 +40,9 @@ void rio__stats_snapshot(const rio_stats *in, rio_stats *out)
     out->time_storage = rio__stat_get_time(&in->time_storage);
     out->copies = rio__stat_get(&in->copies);
     out->time_agree = rio__stat_get_time(&in->time_agree);
+    out->nb_queued = rio__stat_get(&in->nb_queued);
+    out->nb_background = rio__stat_get(&in->nb_background);
+    out->time_nb_overlap = rio__stat_get_time(&in->time_nb_overlap);
     out->nmethods = rio_indep_method_count();
     for (int i = 0; i < out->nmethods; i++)
         out->req_method[i] = rio__stat_get(&in->req_method[i]);
@@ -68,14 +71,15 @@ void rio__stats_report(rio_file *fh)
     rio_stats snap;
     rio__stats_snapshot(&fh->stats, &snap);
     const rio_stats *s = &snap;
-    enum { NFIXED = 7, N = NFIXED + RIO_STATS_MAX_METHODS };
-    long long mine[N] = {s->calls_read, s->calls_write,    s->bytes_read, s->bytes_written,
-                         s->regions,    s->bytes_accessed, s->copies};
+    enum { NFIXED = 9, N = NFIXED + RIO_STATS_MAX_METHODS };
+    long long mine[N] = {s->calls_read,     s->calls_write, s->bytes_read,
+                         s->bytes_written,  s->regions,     s->bytes_accessed,
+                         s->copies,         s->nb_queued,   s->nb_background};
     memcpy(mine + NFIXED, s->req_method, sizeof s->req_method);
     long long sum[N];
-    double t[2] = {s->time_storage, s->time_agree}, tmax[2] = {0, 0};
+    double t[3] = {s->time_storage, s->time_agree, s->time_nb_overlap}, tmax[3] = {0, 0, 0};
     MPI_Reduce(mine, sum, N, MPI_LONG_LONG, MPI_SUM, 0, fh->comm);
-    MPI_Reduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, 0, fh->comm);
+    MPI_Reduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, 0, fh->comm);
     if (fh->rank != 0)
         return;
     char reqs[64 * RIO_STATS_MAX_METHODS] = "";
@@ -91,9 +95,11 @@ void rio__stats_report(rio_file *fh)
             "  storage requests  %s\n"
             "  staged copies     %lld bytes\n"
             "  time in storage   %.6f s (slowest rank)\n"
-            "  time in agreement %.6f s (the rank that waited longest)\n",
+            "  time in agreement %.6f s (the rank that waited longest)\n"
+            "  nonblocking  queued %lld, run in the background %lld, issue to end of I/O "
+            "%.6f s (the rank with most)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[5], sum[4], reqs,
-            sum[6], tmax[0], tmax[1]);
+            sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2]);
     rio__coll_report(fh->coll, fh->filename);
 }
 

@@ -210,6 +210,16 @@ int rio_file_set_view(rio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         err = RIO_E_PENDING_SPLIT;
         goto agree;
     }
+    /* erroneous by the standard; harmless here (each job holds the view it
+     * was issued under), but a program that relies on it would break
+     * elsewhere */
+    if (rio__async_pending(fh)) {
+        err = RIO_E_PENDING_IO;
+        rio__err_detail("%d nonblocking request(s) outstanding: complete them before "
+                        "changing the view",
+                        rio__async_pending(fh));
+        goto agree;
+    }
     if (etype == MPI_DATATYPE_NULL || filetype == MPI_DATATYPE_NULL) {
         err = RIO_E_TYPE;
         rio__err_detail("MPI_DATATYPE_NULL as etype or filetype");

@@ -24,6 +24,7 @@
  */
 #include "store.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +47,18 @@ static const struct rio_setting delay_keys[] = {
 static const struct rio_settings_owner delay_owner =
     RIO_SETTINGS_OWNER("delay", struct delay_settings, delay_keys);
 
+/* Several threads may make requests on one file at once (independent
+ * calls under MPI_THREAD_MULTIPLE, the I/O threads of nonblocking calls),
+ * so the parsed spec and the jitter sequence are taken under lock; the
+ * sleep is not.  The I/O threads must not call MPI: the MPI_COMM_WORLD
+ * rank that rank= compares with is read at open. */
 struct xfile {
     struct rio_store_wrap w; /* first: wrap.c's view of this state */
+    pthread_mutex_t lock;
     char spec_text[256];   /* the spec dspec was parsed from */
     struct dspec spec;
     unsigned long long rnd;
+    int world_rank;        /* -1 when MPI was not initialized at open */
 };
 
 static struct xfile *xf_of(struct rio_store *st)
@@ -95,25 +103,21 @@ static void pause_for(struct rio_store *st, MPI_Offset len)
     const char *text = s->spec ? s->spec : getenv("RESONIO_DELAY");
     if (!text)
         text = "";
+    pthread_mutex_lock(&xf->lock);
     if (strcmp(text, xf->spec_text)) {
         snprintf(xf->spec_text, sizeof xf->spec_text, "%s", text);
         parse(text, &xf->spec);
     }
     const struct dspec *d = &xf->spec;
     double mib = (double)len / (1 << 20), us = d->req + d->mib * mib;
-    if (d->rank >= 0) {
-        int me = -1, init = 0;
-        MPI_Initialized(&init);
-        if (init)
-            MPI_Comm_rank(MPI_COMM_WORLD, &me);
-        if (me == d->rank)
-            us += d->rank_req + d->rank_mib * mib;
-    }
+    if (d->rank >= 0 && xf->world_rank == d->rank)
+        us += d->rank_req + d->rank_mib * mib;
     if (d->jitter > 0) {
         xf->rnd = xf->rnd * 6364136223846793005ULL + 1442695040888963407ULL;
         double u = (double)(xf->rnd >> 11) / (double)(1ULL << 53); /* [0, 1) */
         us *= 1.0 + d->jitter / 100.0 * (2.0 * u - 1.0);
     }
+    pthread_mutex_unlock(&xf->lock);
     if (us < 1)
         return;
     struct timespec ts = {(time_t)(us / 1e6), (long)((us - (double)(time_t)(us / 1e6) * 1e6) * 1e3)};
@@ -129,9 +133,17 @@ static int x_open(struct rio_store *st, const char *path, int oflags, mode_t per
         return RIO_E_NOMEM;
     xf->rnd = 0x9e3779b97f4a7c15ULL;
     parse("", &xf->spec);
+    pthread_mutex_init(&xf->lock, NULL);
+    int init = 0;
+    xf->world_rank = -1;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Comm_rank(MPI_COMM_WORLD, &xf->world_rank);
     int rc = rio__store_wrap_open(st, &xf->w, &rio__store_delay, NULL, path, oflags, perm, hints);
-    if (rc)
+    if (rc) {
+        pthread_mutex_destroy(&xf->lock);
         free(xf);
+    }
     return rc;
 }
 

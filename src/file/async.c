@@ -1,0 +1,492 @@
+/*
+ * async.c — the I/O threads that run nonblocking independent calls in the
+ * background, and the generalized requests that report them.
+ *
+ * rw.c checks a nonblocking independent call, fixes its position and
+ * captures what it needs at issue time (everything that calls MPI or reads
+ * the file's mutable state), then hands a job to rio__async_submit: a run
+ * function that moves the data without calling MPI, and a release function
+ * for what it captured.  The job goes on one FIFO queue served by a small
+ * pool of pthreads of resonio's own (RESONIO_IO_THREADS, default 2),
+ * started at the first submission and joined at MPI_Finalize (a
+ * MPI_COMM_SELF attribute) or at library unload.
+ *
+ * Completion depends on what the MPI library allows, decided once at run
+ * time (rio__async_mode):
+ *
+ *   thread  MPI_THREAD_MULTIPLE was provided: the I/O thread calls
+ *           MPI_Grequest_complete itself.
+ *   poll    otherwise, where the library has extended generalized
+ *           requests (MPICH's MPIX_Grequest_start, found at build time:
+ *           RIO_HAVE_MPIX_GREQUEST): the I/O thread only marks the job
+ *           done; the poll function, which MPICH calls inside MPI_Test and
+ *           MPI_Wait, completes the request.  The I/O threads never call
+ *           MPI.
+ *   none    neither (Open MPI 4.1 without MULTIPLE), or RESONIO_IO_THREADS
+ *           is 0: rw.c does the work at issue time and returns a request
+ *           already complete, as before.
+ *
+ * Lifetime.  A job holds two references: the pool's (dropped when it has
+ * run and, in thread mode, been completed) and the request's (dropped by
+ * the free function MPI calls when the user's request is freed: at the
+ * wait or test that completes it, or at MPI_Request_free, which MPICH
+ * calls at once and Open MPI after completion).  While the request lives,
+ * the job sits on its file's list; that list is what "requests
+ * outstanding" means to rio__async_pending (close, set_view).  Whether
+ * jobs still run is counted apart (jobs_running, writes_running), since a
+ * request freed early leaves the list while its job runs on.  Close waits
+ * for the file's jobs to run (rio__async_drain) and then detaches those the
+ * user never completed, so nothing runs on a freed handle and the free
+ * function of a later wait touches only the job.
+ *
+ * Cancel: a job still queued is marked cancelled; the I/O thread that
+ * takes it moves no bytes and completes it (its status says cancelled).
+ * A job already running completes normally.
+ *
+ * Errors of a job are kept as resonio's internal code and detail; they
+ * become an MPI error code (rio__err_to_mpi, which calls MPI) where MPI
+ * may be called: on the I/O thread in thread mode, in the poll function in
+ * poll mode.  The query function puts it in the status's MPI_ERROR and
+ * returns it, so MPI_Wait returns it; the file's error handler is not
+ * called.
+ *
+ * One mutex (lock) guards the queue, every job's state and every file's
+ * list; done_cv is broadcast whenever a job settles.  MPI is never called
+ * with the lock held.
+ */
+#include "file_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_THREADS 16
+
+enum state { QUEUED, RUNNING, DONE, SETTLED };
+
+struct rio_job {
+    int (*run)(void *arg, MPI_Offset *done);
+    void (*release)(void *arg);
+    void *arg;
+    rio_file *fh;             /* NULL once detached at close */
+    const char *op;           /* static storage */
+    char *filename;           /* a copy, for the error message */
+    int write;
+    enum state state;
+    int cancelled;
+    int completed;            /* MPI_Grequest_complete called or being called */
+    int refs;                 /* the pool's and the request's */
+    int err;                  /* internal code of the job */
+    int code;                 /* its MPI code, made before completion */
+    char detail[RIO_ERR_DETAIL_MAX];
+    MPI_Offset done;          /* bytes moved */
+    double t_issue;
+    MPI_Request req;
+    struct rio_job *qnext;             /* the queue */
+    struct rio_job *fnext, **fprev;    /* the file's list */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_INITIALIZER;
+static struct rio_job *qhead, **qtail = &qhead;
+static pthread_t threads[MAX_THREADS];
+static int nthreads, stopping;
+static int mode = -1;
+static int self_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
+
+/* ---- mode -------------------------------------------------------------- */
+
+static int threads_wanted(void)
+{
+    const char *e = getenv("RESONIO_IO_THREADS");
+    if (!e || !*e)
+        return 2;
+    char *end;
+    long n = strtol(e, &end, 10);
+    if (*end || n < 0)
+        return 2;
+    return n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+int rio__async_mode(void)
+{
+    int m = __atomic_load_n(&mode, __ATOMIC_ACQUIRE);
+    if (m >= 0)
+        return m;
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (threads_wanted() == 0)
+        m = RIO_ASYNC_NONE;
+    else if (level == MPI_THREAD_MULTIPLE)
+        m = RIO_ASYNC_THREAD;
+    else
+#ifdef RIO_HAVE_MPIX_GREQUEST
+        m = RIO_ASYNC_POLL;
+#else
+        m = RIO_ASYNC_NONE;
+#endif
+    __atomic_store_n(&mode, m, __ATOMIC_RELEASE);
+    return m;
+}
+
+/* ---- jobs -------------------------------------------------------------- */
+
+/* Drop one reference; the last frees the job.  With lock held. */
+static void job_unref(struct rio_job *j)
+{
+    if (--j->refs > 0)
+        return;
+    free(j->filename);
+    free(j);
+}
+
+static void file_unlink(struct rio_job *j)
+{
+    if (!j->fprev)
+        return;
+    *j->fprev = j->fnext;
+    if (j->fnext)
+        j->fnext->fprev = j->fprev;
+    j->fnext = NULL;
+    j->fprev = NULL;
+}
+
+/* The job's MPI error code, made once.  MPI may be called here; the lock
+ * is not held. */
+static void make_code(struct rio_job *j)
+{
+    if (!j->err || j->code != MPI_SUCCESS)
+        return;
+    if (j->detail[0])
+        rio__err_detail("%s", j->detail);
+    int code = rio__err_to_mpi(j->err, j->op, j->filename);
+    pthread_mutex_lock(&lock);
+    j->code = code;
+    pthread_mutex_unlock(&lock);
+}
+
+/* Run one job on an I/O thread and settle it. */
+static void job_run(struct rio_job *j)
+{
+    MPI_Offset done = 0;
+    int err = 0;
+    if (!j->cancelled) {
+        rio__err_detail_clear();
+        err = j->run(j->arg, &done);
+        if (err)
+            rio__strcpy(j->detail, sizeof j->detail, rio__err_detail_peek());
+        rio__err_detail_clear();
+    }
+    j->release(j->arg);
+    j->arg = NULL;
+    if (j->fh && !j->cancelled) {
+        rio__stat_add(&j->fh->stats.nb_background, 1);
+        rio__stat_add_time(&j->fh->stats.time_nb_overlap, rio__now() - j->t_issue);
+    }
+    pthread_mutex_lock(&lock);
+    j->err = err;
+    j->done = done;
+    j->state = DONE;
+    int complete_here = mode == RIO_ASYNC_THREAD;
+    if (complete_here)
+        j->completed = 1;
+    pthread_cond_broadcast(&done_cv);
+    pthread_mutex_unlock(&lock);
+    if (complete_here) {
+        /* the request's free function may run inside (Open MPI, after an
+         * MPI_Request_free): it takes the lock, so it is not held */
+        make_code(j);
+        MPI_Grequest_complete(j->req);
+    }
+    pthread_mutex_lock(&lock);
+    j->state = SETTLED;
+    if (j->fh) {
+        j->fh->jobs_running--;
+        j->fh->writes_running -= j->write;
+    }
+    pthread_cond_broadcast(&done_cv);
+    job_unref(j);
+    pthread_mutex_unlock(&lock);
+}
+
+static void *worker(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (!qhead && !stopping)
+            pthread_cond_wait(&work_cv, &lock);
+        if (stopping && !qhead)
+            break;
+        struct rio_job *j = qhead;
+        qhead = j->qnext;
+        if (!qhead)
+            qtail = &qhead;
+        j->state = RUNNING;
+        pthread_mutex_unlock(&lock);
+        job_run(j);
+        pthread_mutex_lock(&lock);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+/* ---- the pool's start and end ------------------------------------------ */
+
+/* Let the queued jobs run, then stop and join the threads.  abandon: the
+ * process is ending without MPI_Finalize; queued jobs are dropped (their
+ * requests can never be waited for) and only running ones finish. */
+static void pool_stop(int abandon)
+{
+    pthread_mutex_lock(&lock);
+    if (abandon) {
+        qhead = NULL;
+        qtail = &qhead;
+    }
+    stopping = 1;
+    pthread_cond_broadcast(&work_cv);
+    int n = nthreads;
+    nthreads = 0;
+    pthread_mutex_unlock(&lock);
+    for (int i = 0; i < n; i++)
+        pthread_join(threads[i], NULL);
+    pthread_mutex_lock(&lock);
+    stopping = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm;
+    (void)val;
+    (void)extra;
+    (void)keyval;
+    pool_stop(0);
+    return MPI_SUCCESS;
+}
+
+/* The finalize hook, set once by the first submission, before any I/O
+ * thread exists. */
+static void set_hook(void)
+{
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &self_keyval, NULL) ==
+        MPI_SUCCESS)
+        MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+}
+
+__attribute__((destructor)) static void unload(void)
+{
+    pool_stop(1);
+}
+
+/* Start the threads if none run.  With lock held; the MPI calls that set
+ * the finalize hook are made by the caller (rio__async_submit) first. */
+static int pool_start(void)
+{
+    if (nthreads)
+        return 0;
+    int want = threads_wanted();
+    for (int i = 0; i < want; i++) {
+        if (pthread_create(&threads[nthreads], NULL, worker, NULL))
+            break;
+        nthreads++;
+    }
+    if (!nthreads) {
+        rio__err_detail("no I/O thread could be started");
+        return RIO_E_NOMEM;
+    }
+    return 0;
+}
+
+/* ---- the generalized request's functions ------------------------------- */
+
+static int greq_query(void *extra, MPI_Status *status)
+{
+    struct rio_job *j = extra;
+    pthread_mutex_lock(&lock);
+    int cancelled = j->cancelled, code = j->code;
+    MPI_Offset done = j->done;
+    pthread_mutex_unlock(&lock);
+    MPI_Status_set_elements_x(status, MPI_BYTE, cancelled ? 0 : (MPI_Count)done);
+    MPI_Status_set_cancelled(status, cancelled);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = code;
+    return code;
+}
+
+static int greq_free(void *extra)
+{
+    struct rio_job *j = extra;
+    pthread_mutex_lock(&lock);
+    file_unlink(j);
+    job_unref(j);
+    pthread_mutex_unlock(&lock);
+    return MPI_SUCCESS;
+}
+
+static int greq_cancel(void *extra, int complete)
+{
+    struct rio_job *j = extra;
+    (void)complete;
+    pthread_mutex_lock(&lock);
+    if (j->state == QUEUED)
+        j->cancelled = 1;
+    pthread_mutex_unlock(&lock);
+    return MPI_SUCCESS;
+}
+
+#ifdef RIO_HAVE_MPIX_GREQUEST
+/* Complete j's request if its job has run and nobody did yet.  MPI is
+ * called; the lock is not held. */
+static void complete_if_done(struct rio_job *j)
+{
+    pthread_mutex_lock(&lock);
+    int now = j->state >= DONE && !j->completed;
+    if (now)
+        j->completed = 1;
+    pthread_mutex_unlock(&lock);
+    if (now) {
+        make_code(j);
+        MPI_Grequest_complete(j->req);
+    }
+}
+
+/* Called by MPICH inside MPI_Test, MPI_Wait and their kin. */
+static int greq_poll(void *extra, MPI_Status *status)
+{
+    (void)status;
+    complete_if_done(extra);
+    return MPI_SUCCESS;
+}
+
+/* Called by MPICH inside MPI_Wait and MPI_Waitall, which then expect the
+ * requests complete: block until the I/O threads have run every job
+ * given, rather than spin in the progress loop, and complete them.  A job
+ * needs no MPI progress to finish, so blocking cannot deadlock. */
+static int greq_wait(int count, void **states, double timeout, MPI_Status *status)
+{
+    (void)timeout;
+    (void)status;
+    for (int i = 0; i < count; i++) {
+        struct rio_job *j = states[i];
+        pthread_mutex_lock(&lock);
+        while (j->state < DONE)
+            pthread_cond_wait(&done_cv, &lock);
+        pthread_mutex_unlock(&lock);
+        complete_if_done(j);
+    }
+    return MPI_SUCCESS;
+}
+#endif
+
+/* ---- the file layer's interface ---------------------------------------- */
+
+int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *, MPI_Offset *),
+                      void (*release)(void *), void *arg, MPI_Request *request)
+{
+    int m = rio__async_mode();
+    if (m == RIO_ASYNC_NONE)
+        return RIO_E_ARG; /* the caller asked rio__async_mode first */
+    struct rio_job *j = rio__calloc(1, sizeof *j);
+    char *name = j ? strdup(fh->filename) : NULL;
+    if (!j || !name) {
+        free(j);
+        return RIO_E_NOMEM;
+    }
+    *j = (struct rio_job){.run = run,
+                          .release = release,
+                          .arg = arg,
+                          .fh = fh,
+                          .op = op,
+                          .filename = name,
+                          .write = write,
+                          .state = QUEUED,
+                          .refs = 2,
+                          .code = MPI_SUCCESS,
+                          .t_issue = rio__now(),
+                          .req = MPI_REQUEST_NULL};
+
+    pthread_once(&hook_once, set_hook);
+
+    int rc;
+#ifdef RIO_HAVE_MPIX_GREQUEST
+    if (m == RIO_ASYNC_POLL)
+        rc = MPIX_Grequest_start(greq_query, greq_free, greq_cancel, greq_poll, greq_wait, j,
+                                 &j->req);
+    else
+#endif
+        rc = MPI_Grequest_start(greq_query, greq_free, greq_cancel, j, &j->req);
+    if (rc != MPI_SUCCESS) {
+        free(name);
+        free(j);
+        rio__err_detail("the MPI library refused a generalized request");
+        return RIO_E_NOMEM;
+    }
+    *request = j->req;
+
+    pthread_mutex_lock(&lock);
+    int err = pool_start();
+    if (!err) {
+        j->fnext = fh->jobs;
+        if (fh->jobs)
+            fh->jobs->fprev = &j->fnext;
+        fh->jobs = j;
+        j->fprev = &fh->jobs;
+        fh->jobs_running++;
+        fh->writes_running += write;
+        *qtail = j;
+        qtail = &j->qnext;
+        pthread_cond_signal(&work_cv);
+    }
+    pthread_mutex_unlock(&lock);
+    if (err) {
+        /* no thread to run it: the request completes at once, in error */
+        j->err = err;
+        rio__strcpy(j->detail, sizeof j->detail, rio__err_detail_peek());
+        rio__err_detail_clear();
+        j->release(j->arg);
+        j->state = SETTLED;
+        j->refs = 1;
+        make_code(j);
+        MPI_Grequest_complete(j->req);
+        return 0;
+    }
+    rio__stat_add(&fh->stats.nb_queued, 1);
+    return 0;
+}
+
+void rio__async_drain(rio_file *fh, int writes_only)
+{
+    pthread_mutex_lock(&lock);
+    while (writes_only ? fh->writes_running : fh->jobs_running)
+        pthread_cond_wait(&done_cv, &lock);
+    pthread_mutex_unlock(&lock);
+}
+
+int rio__async_pending(rio_file *fh)
+{
+    int n = 0;
+    pthread_mutex_lock(&lock);
+    for (struct rio_job *j = fh->jobs; j; j = j->fnext)
+        n++;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+int rio__async_detach(rio_file *fh)
+{
+    rio__async_drain(fh, 0);
+    int n = 0;
+    pthread_mutex_lock(&lock);
+    while (fh->jobs) {
+        struct rio_job *j = fh->jobs;
+        j->fh = NULL;
+        file_unlink(j);
+        n++;
+    }
+    pthread_mutex_unlock(&lock);
+    return n;
+}

@@ -1,0 +1,438 @@
+/*
+ * t_nonblock.c — nonblocking independent calls that run in the background.
+ *
+ * With -multiple the program asks for MPI_THREAD_MULTIPLE, else it calls
+ * MPI_Init.  Which path resonio takes follows (src/file/async.c): an I/O
+ * thread completes the request when MULTIPLE is provided; MPICH's poll
+ * hook completes it otherwise; without either (Open MPI without MULTIPLE)
+ * the work is done at issue time.  The program works out which path is
+ * expected (MPICH's mpi.h defines MPICH_VERSION) and checks that one: the
+ * counters say whether the call was queued, and in the background paths
+ * every overlap check must hold.
+ *
+ * Storage is slowed with the delay: driver (hint resonio_delay, a fixed
+ * time per request) so that a write takes far longer than issuing it;
+ * MPI_Test right after the issue must then say "not done" and the counters
+ * must show nothing has run: no clock is read.  Failures come from the
+ * fault: driver.  Each rank writes its own region of REG bytes (rank r's
+ * byte at offset o is pat(r, o)), except for the shared-pointer part, and
+ * every file is checked byte by byte through POSIX after close.
+ *
+ *   overlap    iwrite_at returns, MPI_Test says not done, MPI_Wait completes
+ *   pointer    two iwrite on the individual pointer land one after another;
+ *              the pointer moves at issue
+ *   shared     two iwrite_shared per rank: every block whole, each rank's
+ *              two in issue order
+ *   requests   MPI_Testany over several, MPI_Request_free then sync, the
+ *              status counts, MPI_Cancel of a queued job
+ *   error      a failing write reaches MPI_Wait's return and the status,
+ *              with the class of the storage error, without calling the
+ *              file's error handler
+ *   sync       MPI_File_sync returns after the outstanding writes are in
+ *   close      close and set_view with a request outstanding are reported;
+ *              the I/O ran and the request stays valid for a wait
+ */
+#include "rtest.h"
+#include "resonio.h"
+
+#define REG 65536
+#define DELAY "req=300000" /* 0.3 s per storage request */
+
+static int background; /* this process's nonblocking calls are queued */
+
+/* The last component of path: error texts name the file, but Open MPI's
+ * length limit makes resonio shorten a long path from the front. */
+static const char *tail(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+static int handler_calls;
+
+static void count_handler(MPI_File *fh, int *code, ...)
+{
+    (void)fh;
+    (void)code;
+    handler_calls++;
+}
+
+static long long queued(rio_file *fh)
+{
+    struct rio_stats s;
+    s.size = sizeof s;
+    rio_stats_get(fh, &s);
+    return s.nb_queued;
+}
+
+static long long ran(rio_file *fh)
+{
+    struct rio_stats s;
+    s.size = sizeof s;
+    rio_stats_get(fh, &s);
+    return s.nb_background;
+}
+
+static rio_file *open_new(const char *prefix, const char *path, const char *key, const char *val)
+{
+    char name[600];
+    snprintf(name, sizeof name, "%s%s", prefix, path);
+    if (rt_rank == 0)
+        unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info info = rt_info(key, val, NULL);
+    rio_file *fh = NULL;
+    RT_OK(rio_file_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+    MPI_Info_free(&info);
+    return fh;
+}
+
+/* Rank r's region of path must hold pat(r, o) over [off, off + n). */
+static void check_region(const char *path, long long off, long long n, const char *what)
+{
+    unsigned char *b = malloc((size_t)n);
+    long long got = rt_pread(path, b, (size_t)n, off);
+    CHECK(got == n, "%s: %lld of %lld bytes in the file", what, got, n);
+    if (got == n)
+        CHECK_PAT(b, (size_t)n, rt_rank, off, "%s", what);
+    free(b);
+}
+
+static void t_overlap(void)
+{
+    char path[512];
+    rt_path(path, sizeof path, "overlap");
+    rio_file *fh = open_new("delay:", path, "resonio_delay", DELAY);
+    if (!fh)
+        return;
+    unsigned char *buf = malloc(REG);
+    long long off = (long long)rt_rank * REG;
+    rt_fill(buf, REG, rt_rank, off);
+    MPI_Request req;
+    RT_OK(rio_file_iwrite_at(fh, off, buf, REG, MPI_BYTE, &req));
+    int flag = -1;
+    MPI_Status st;
+    MPI_Test(&req, &flag, &st);
+    if (background) {
+        CHECK(flag == 0, "overlap: MPI_Test right after the issue says done");
+        CHECK(queued(fh) == 1, "overlap: %lld calls queued, expected 1", queued(fh));
+        /* the job sleeps in storage for 0.3 s: it cannot have run yet */
+        CHECK(ran(fh) == 0, "overlap: the job ran before the caller came back");
+    } else {
+        CHECK(flag == 1, "overlap: the synchronous path returned a request not done");
+        CHECK(queued(fh) == 0, "overlap: %lld calls queued on the synchronous path",
+              queued(fh));
+    }
+    if (!flag)
+        RT_OK(MPI_Wait(&req, &st));
+    CHECK_STATUS(&st, MPI_BYTE, REG, REG, "overlap: status");
+    CHECK(ran(fh) == (background ? 1 : 0), "overlap: %lld jobs ran", ran(fh));
+    RT_OK(rio_file_close(&fh));
+    check_region(path, off, REG, "overlap");
+    free(buf);
+}
+
+static void t_pointer(void)
+{
+    char path[512];
+    rt_path(path, sizeof path, "pointer");
+    rio_file *fh = open_new("", path, NULL, NULL);
+    if (!fh)
+        return;
+    long long off = (long long)rt_rank * REG, half = REG / 2;
+    unsigned char *buf = malloc(REG);
+    rt_fill(buf, REG, rt_rank, off);
+    RT_OK(rio_file_seek(fh, off, MPI_SEEK_SET));
+    MPI_Request r[2];
+    RT_OK(rio_file_iwrite(fh, buf, (int)half, MPI_BYTE, &r[0]));
+    MPI_Offset p = -1;
+    RT_OK(rio_file_get_position(fh, &p));
+    CHECK(p == off + half, "pointer: position %lld after the first issue, expected %lld",
+          (long long)p, off + half);
+    RT_OK(rio_file_iwrite(fh, buf + half, (int)half, MPI_BYTE, &r[1]));
+    MPI_Status st[2];
+    RT_OK(MPI_Waitall(2, r, st));
+    CHECK_STATUS(&st[0], MPI_BYTE, (int)half, (int)half, "pointer: first status");
+    CHECK_STATUS(&st[1], MPI_BYTE, (int)half, (int)half, "pointer: second status");
+    /* read back through the pointer, in the background too */
+    unsigned char *in = calloc(1, REG);
+    RT_OK(rio_file_seek(fh, off, MPI_SEEK_SET));
+    MPI_Request rr;
+    RT_OK(rio_file_iread(fh, in, REG, MPI_BYTE, &rr));
+    RT_OK(MPI_Wait(&rr, &st[0]));
+    CHECK_STATUS(&st[0], MPI_BYTE, REG, REG, "pointer: read status");
+    CHECK_PAT(in, REG, rt_rank, off, "pointer: read back");
+    /* a read across the end of file: the status counts what was there */
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank's writes are in */
+    long long end = (long long)rt_nprocs * REG;
+    memset(in, 0, REG);
+    RT_OK(rio_file_iread_at(fh, end - 100, in, 1000, MPI_BYTE, &rr));
+    RT_OK(MPI_Wait(&rr, &st[0]));
+    CHECK_STATUS(&st[0], MPI_BYTE, 100, 100, "pointer: read across the end of file");
+    CHECK_PAT(in, 100, rt_nprocs - 1, end - 100, "pointer: read across the end of file");
+    RT_OK(rio_file_close(&fh));
+    check_region(path, off, REG, "pointer");
+    free(buf);
+    free(in);
+}
+
+static void t_shared(void)
+{
+    enum { L = 4096 };
+    char path[512];
+    rt_path(path, sizeof path, "shared");
+    rio_file *fh = open_new("", path, NULL, NULL);
+    if (!fh)
+        return;
+    unsigned char b[2][L];
+    MPI_Request r[2];
+    for (int k = 0; k < 2; k++) {
+        memset(b[k], 1 + rt_rank * 2 + k, L);
+        RT_OK(rio_file_iwrite_shared(fh, b[k], L, MPI_BYTE, &r[k]));
+    }
+    MPI_Status st[2];
+    RT_OK(MPI_Waitall(2, r, st));
+    for (int k = 0; k < 2; k++)
+        CHECK_STATUS(&st[k], MPI_BYTE, L, L, "shared: status %d", k);
+    RT_OK(rio_file_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0) {
+        long long len = 0;
+        unsigned char *f = RT_SLURP(path, &len);
+        CHECK(len == 2LL * L * rt_nprocs, "shared: file of %lld bytes, expected %lld", len,
+              2LL * L * rt_nprocs);
+        int *where = malloc(sizeof(int) * 2 * (size_t)rt_nprocs);
+        for (int i = 0; i < 2 * rt_nprocs; i++)
+            where[i] = -1;
+        for (long long blk = 0; f && (blk + 1) * L <= len; blk++) {
+            unsigned char v = f[blk * L];
+            int whole = 1;
+            for (int i = 1; i < L; i++)
+                whole &= f[blk * L + i] == v;
+            CHECK(whole && v >= 1 && v <= 2 * rt_nprocs, "shared: block %lld mixed or foreign",
+                  blk);
+            if (whole && v >= 1 && v <= 2 * rt_nprocs) {
+                CHECK(where[v - 1] < 0, "shared: block of rank %d, write %d, twice",
+                      (v - 1) / 2, (v - 1) % 2);
+                where[v - 1] = (int)blk;
+            }
+        }
+        for (int q = 0; q < rt_nprocs; q++)
+            CHECK(where[2 * q] >= 0 && where[2 * q + 1] > where[2 * q],
+                  "shared: rank %d's writes at blocks %d and %d, not in issue order", q,
+                  where[2 * q], where[2 * q + 1]);
+        free(where);
+        free(f);
+    }
+}
+
+static void t_requests(void)
+{
+    enum { N = 4, PIECE = REG / 8 };
+    char path[512];
+    rt_path(path, sizeof path, "requests");
+    rio_file *fh = open_new("delay:", path, "resonio_delay", "req=100000");
+    if (!fh)
+        return;
+    long long off = (long long)rt_rank * REG;
+    unsigned char *buf = malloc(REG);
+    rt_fill(buf, REG, rt_rank, off);
+
+    /* MPI_Testany until all are done: each index once, each count right */
+    MPI_Request r[N];
+    int seen[N] = {0};
+    for (int i = 0; i < N; i++)
+        RT_OK(rio_file_iwrite_at(fh, off + i * PIECE, buf + i * PIECE, PIECE, MPI_BYTE, &r[i]));
+    for (int got = 0; got < N;) {
+        int idx = MPI_UNDEFINED, flag = 0;
+        MPI_Status st;
+        RT_OK(MPI_Testany(N, r, &idx, &flag, &st));
+        if (!flag)
+            continue;
+        CHECK(idx >= 0 && idx < N && !seen[idx], "requests: Testany gave index %d", idx);
+        if (idx < 0 || idx >= N)
+            break;
+        seen[idx] = 1;
+        CHECK_STATUS(&st, MPI_BYTE, PIECE, PIECE, "requests: Testany status %d", idx);
+        got++;
+    }
+
+    /* freed before completion: the I/O still happens; sync waits for it */
+    MPI_Request fr;
+    RT_OK(rio_file_iwrite_at(fh, off + N * PIECE, buf + N * PIECE, PIECE, MPI_BYTE, &fr));
+    RT_OK(MPI_Request_free(&fr));
+    CHECK(fr == MPI_REQUEST_NULL, "requests: MPI_Request_free left the handle set");
+    RT_OK(rio_file_sync(fh));
+    check_region(path, off + N * PIECE, PIECE, "requests: freed request's write after sync");
+
+    /* cancel: the last of several slow writes is still queued when
+     * cancelled (the I/O threads are busy with the others) */
+    MPI_Request c[N + 1];
+    for (int i = 0; i < N; i++)
+        RT_OK(rio_file_iwrite_at(fh, off + i * PIECE, buf + i * PIECE, PIECE, MPI_BYTE, &c[i]));
+    unsigned char junk[PIECE];
+    memset(junk, 0xEE, sizeof junk);
+    long long coff = off + (N + 1) * PIECE;
+    RT_OK(rio_file_iwrite_at(fh, coff, junk, PIECE, MPI_BYTE, &c[N]));
+    RT_OK(MPI_Cancel(&c[N]));
+    MPI_Status cs[N + 1];
+    RT_OK(MPI_Waitall(N + 1, c, cs));
+    int cancelled = -1, count = -1;
+    MPI_Test_cancelled(&cs[N], &cancelled);
+    MPI_Get_count(&cs[N], MPI_BYTE, &count);
+    for (int i = 0; i < N; i++)
+        CHECK_STATUS(&cs[i], MPI_BYTE, PIECE, PIECE, "requests: Waitall status %d", i);
+    if (background) {
+        CHECK(cancelled == 1, "requests: a queued job was not cancelled");
+        CHECK(count == 0, "requests: the cancelled job reports %d bytes", count);
+    } else {
+        CHECK(cancelled == 0, "requests: a completed request says cancelled");
+    }
+    RT_OK(rio_file_close(&fh));
+    check_region(path, off, (N + 1) * PIECE, "requests");
+    unsigned char back[PIECE];
+    long long got = rt_pread(path, back, PIECE, coff);
+    if (background) {
+        int untouched = 1;
+        for (long long i = 0; i < got; i++)
+            untouched &= back[i] != 0xEE;
+        CHECK(untouched, "requests: the cancelled write moved bytes");
+    } else {
+        CHECK(got == PIECE && back[0] == 0xEE, "requests: the synchronous write is missing");
+    }
+    free(buf);
+}
+
+static void t_error(void)
+{
+    char path[512];
+    rt_path(path, sizeof path, "error");
+    rio_file *fh = open_new("fault:", path, "resonio_fault", "op=write,every=1,err=ENOSPC");
+    if (!fh)
+        return;
+    MPI_Errhandler eh;
+    rio_file_create_errhandler(count_handler, &eh);
+    rio_file_set_errhandler(fh, eh);
+    unsigned char buf[512];
+    rt_fill(buf, sizeof buf, rt_rank, 0);
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    long long off = (long long)rt_rank * REG;
+    int rc = rio_file_iwrite_at(fh, off, buf, sizeof buf, MPI_BYTE, &req[0]);
+    if (background) {
+        RT_OK(rc);
+        CHECK(handler_calls == 0, "error: the handler ran at issue");
+        /* MPI_Wait returns the job's code (its status's MPI_ERROR is not
+         * set by MPI_Wait); MPI_Waitall puts it in the status as well */
+        RT_ERR(MPI_Wait(&req[0], MPI_STATUS_IGNORE), MPI_ERR_NO_SPACE, "MPI_File_iwrite_at",
+               tail(path));
+        RT_OK(rio_file_iwrite_at(fh, off, buf, sizeof buf, MPI_BYTE, &req[0]));
+        RT_OK(rio_file_iread_at(fh, off, buf, 0, MPI_BYTE, &req[1]));
+        MPI_Status st[2];
+        rc = MPI_Waitall(2, req, st);
+        CHECK(rc == MPI_ERR_IN_STATUS, "error: Waitall gave class %d, not MPI_ERR_IN_STATUS",
+              rt_class(rc));
+#ifdef MPICH_VERSION
+        /* MPICH puts its own MPI_ERR_OTHER in the status, wrapping the
+         * code the query function returned, and leaves the requests after
+         * the failed one active (MPI_ERR_PENDING) */
+        CHECK(st[0].MPI_ERROR != MPI_SUCCESS, "error: the failed write's status says success");
+        if (st[1].MPI_ERROR == MPI_ERR_PENDING)
+            st[1].MPI_ERROR = MPI_Wait(&req[1], MPI_STATUS_IGNORE);
+#else
+        RT_ERR(st[0].MPI_ERROR, MPI_ERR_NO_SPACE, "MPI_File_iwrite_at", tail(path));
+#endif
+        CHECK(st[1].MPI_ERROR == MPI_SUCCESS, "error: the good read's status has class %d",
+              rt_class(st[1].MPI_ERROR));
+        CHECK(handler_calls == 0, "error: the file's handler was called from the background");
+    } else {
+        RT_ERR(rc, MPI_ERR_NO_SPACE, "MPI_File_iwrite_at", tail(path));
+        CHECK(handler_calls == 1, "error: the handler ran %d times at issue", handler_calls);
+    }
+    rio_file_set_errhandler(fh, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&eh);
+    RT_OK(rio_file_close(&fh));
+}
+
+static void t_sync_close(void)
+{
+    char path[512];
+    rt_path(path, sizeof path, "sync");
+    rio_file *fh = open_new("delay:", path, "resonio_delay", DELAY);
+    if (!fh)
+        return;
+    long long off = (long long)rt_rank * REG;
+    unsigned char *buf = malloc(REG);
+    rt_fill(buf, REG, rt_rank, off);
+
+    /* sync returns after the write is in the file */
+    MPI_Request req;
+    RT_OK(rio_file_iwrite_at(fh, off, buf, REG / 2, MPI_BYTE, &req));
+    RT_OK(rio_file_sync(fh));
+    check_region(path, off, REG / 2, "sync: before the wait");
+    CHECK(ran(fh) == (background ? 1 : 0), "sync: %lld jobs ran", ran(fh));
+    RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+
+    /* set_view with a request outstanding: every rank is told */
+    RT_OK(rio_file_iwrite_at(fh, off + REG / 2, buf + REG / 2, REG / 4, MPI_BYTE, &req));
+    int rc = rio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    if (background)
+        RT_ERR(rc, MPI_ERR_OTHER, "MPI_File_set_view", tail(path));
+    else
+        RT_OK(rc);
+    RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    RT_OK(rio_file_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+
+    /* close with one outstanding: reported, but the I/O ran first and the
+     * request can still be waited for */
+    RT_OK(rio_file_iwrite_at(fh, off + 3 * REG / 4, buf + 3 * REG / 4, REG / 4, MPI_BYTE, &req));
+    rc = rio_file_close(&fh);
+    if (background)
+        RT_ERR(rc, MPI_ERR_OTHER, "MPI_File_close", tail(path));
+    else
+        RT_OK(rc);
+    CHECK(fh == RIO_FILE_NULL, "close: the handle was not released");
+    MPI_Status st;
+    RT_OK(MPI_Wait(&req, &st));
+    CHECK_STATUS(&st, MPI_BYTE, REG / 4, REG / 4, "close: the late wait's status");
+    check_region(path, off, REG, "sync and close");
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    int multiple = 0, provided = MPI_THREAD_SINGLE;
+    for (int i = 1; i < argc; i++)
+        multiple |= !strcmp(argv[i], "-multiple");
+    if (multiple)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
+    MPI_Query_thread(&provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &rt_nprocs);
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "-fname"))
+            rt_fname = argv[i + 1];
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    rt_watchdog(120);
+    if (multiple && provided != MPI_THREAD_MULTIPLE)
+        CHECK(0, "MPI_THREAD_MULTIPLE asked for, level %d provided", provided);
+#ifdef MPICH_VERSION
+    background = 1; /* the poll hook, or the I/O thread */
+#else
+    background = provided == MPI_THREAD_MULTIPLE;
+#endif
+    const char *env = getenv("RESONIO_IO_THREADS");
+    if (env && !strcmp(env, "0"))
+        background = 0;
+    rt_note("thread level %d, %s", provided,
+            background ? "background (the I/O threads)" : "synchronous (done at issue)");
+
+    t_overlap();
+    t_pointer();
+    t_shared();
+    t_requests();
+    t_error();
+    t_sync_close();
+    return rt_finish();
+}
