@@ -22,8 +22,19 @@
  *           done; the poll function, which MPICH calls inside MPI_Test and
  *           MPI_Wait, completes the request.  The I/O threads never call
  *           MPI.
- *   none    neither (Open MPI 4.1 without MULTIPLE), or RESONIO_IO_THREADS
- *           is 0: rw.c does the work at issue time and returns a request
+ *   progress  Open MPI without MULTIPLE: it has no extended generalized
+ *           requests, but its progress engine, which MPI_Test, MPI_Wait and
+ *           every other call that waits run in the calling thread, takes
+ *           functions of its users (opal_progress_register, exported by
+ *           libopen-pal; Open MPI's own MPI-IO completes its nonblocking
+ *           requests the same way).  The I/O thread only puts the job on
+ *           the done list; the progress function, in a thread that is
+ *           inside MPI anyway, completes the requests on it.  The two
+ *           functions are looked up at run time (dlsym), so nothing links
+ *           against Open MPI's internals.
+ *   none    none of these (an MPI library without either hook, or the
+ *           progress functions not found), or RESONIO_IO_THREADS is 0:
+ *           rw.c does the work at issue time and returns a request
  *           already complete, as before.
  *
  * Lifetime.  A job holds two references: the pool's (dropped when it has
@@ -56,6 +67,7 @@
  */
 #include "file_int.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +95,7 @@ struct rio_job {
     MPI_Offset done;          /* bytes moved */
     double t_issue;
     MPI_Request req;
-    struct rio_job *qnext;             /* the queue */
+    struct rio_job *qnext;             /* the queue; then the done list (progress) */
     struct rio_job *fnext, **fprev;    /* the file's list */
 };
 
@@ -95,6 +107,14 @@ static int nthreads, stopping;
 static int mode = -1;
 static int self_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
+
+/* progress mode: Open MPI's registration of a progress function, and the
+ * jobs that have run and wait for it to complete their requests */
+typedef int (*progress_fn)(void);
+static int (*progress_register)(progress_fn), (*progress_unregister)(progress_fn);
+static struct rio_job *done_head;
+static int done_count; /* atomic: the list's length, read without the lock */
+static int progress(void);
 
 /* ---- mode -------------------------------------------------------------- */
 
@@ -110,6 +130,23 @@ static int threads_wanted(void)
     return n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
+#ifdef RIO_HAVE_MPIX_GREQUEST
+#define POLL_HOOK 1
+#else
+#define POLL_HOOK 0
+#endif
+
+/* Open MPI's progress functions, looked up and ours registered; 0 when
+ * they cannot be found (another MPI library). */
+static int progress_hook(void)
+{
+    *(void **)&progress_register = dlsym(RTLD_DEFAULT, "opal_progress_register");
+    *(void **)&progress_unregister = dlsym(RTLD_DEFAULT, "opal_progress_unregister");
+    if (!progress_register || !progress_unregister)
+        return 0;
+    return progress_register(progress) == 0; /* OPAL_SUCCESS */
+}
+
 int rio__async_mode(void)
 {
     int m = __atomic_load_n(&mode, __ATOMIC_ACQUIRE);
@@ -121,12 +158,10 @@ int rio__async_mode(void)
         m = RIO_ASYNC_NONE;
     else if (level == MPI_THREAD_MULTIPLE)
         m = RIO_ASYNC_THREAD;
-    else
-#ifdef RIO_HAVE_MPIX_GREQUEST
+    else if (POLL_HOOK)
         m = RIO_ASYNC_POLL;
-#else
-        m = RIO_ASYNC_NONE;
-#endif
+    else
+        m = progress_hook() ? RIO_ASYNC_PROGRESS : RIO_ASYNC_NONE;
     __atomic_store_n(&mode, m, __ATOMIC_RELEASE);
     return m;
 }
@@ -192,6 +227,13 @@ static void job_run(struct rio_job *j)
     int complete_here = mode == RIO_ASYNC_THREAD;
     if (complete_here)
         j->completed = 1;
+    if (mode == RIO_ASYNC_PROGRESS) {
+        /* the request's reference keeps the job until it is completed */
+        j->completed = 1;
+        j->qnext = done_head;
+        done_head = j;
+        __atomic_add_fetch(&done_count, 1, __ATOMIC_RELEASE);
+    }
     pthread_cond_broadcast(&done_cv);
     pthread_mutex_unlock(&lock);
     if (complete_here) {
@@ -233,6 +275,29 @@ static void *worker(void *unused)
     return NULL;
 }
 
+/* progress mode: called by Open MPI's progress engine in a thread that is
+ * inside an MPI call; completes the requests of the jobs that have run.
+ * Returns how many (Open MPI's convention: events handled). */
+static int progress(void)
+{
+    if (!__atomic_load_n(&done_count, __ATOMIC_ACQUIRE))
+        return 0;
+    pthread_mutex_lock(&lock);
+    struct rio_job *list = done_head;
+    done_head = NULL;
+    __atomic_store_n(&done_count, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+    int n = 0;
+    while (list) {
+        struct rio_job *j = list;
+        list = j->qnext;
+        make_code(j);
+        MPI_Grequest_complete(j->req);
+        n++;
+    }
+    return n;
+}
+
 /* ---- the pool's start and end ------------------------------------------ */
 
 /* Let the queued jobs run, then stop and join the threads.  abandon: the
@@ -264,6 +329,10 @@ static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     (void)extra;
     (void)keyval;
     pool_stop(0);
+    if (mode == RIO_ASYNC_PROGRESS) {
+        progress(); /* jobs run to the end: their requests complete */
+        progress_unregister(progress);
+    }
     return MPI_SUCCESS;
 }
 

@@ -161,11 +161,13 @@ int rio__file_check(rio_file *fh);
 /* ---- nonblocking independent calls in the background (async.c) -------- */
 /* How nonblocking independent calls complete in this process, decided at
  * the first call from the thread level MPI provided and the library. */
-enum { RIO_ASYNC_NONE, RIO_ASYNC_THREAD, RIO_ASYNC_POLL };
-/** RIO_ASYNC_NONE: do the work at issue time (no extended generalized
- *  requests and no MPI_THREAD_MULTIPLE, or RESONIO_IO_THREADS=0);
+enum { RIO_ASYNC_NONE, RIO_ASYNC_THREAD, RIO_ASYNC_POLL, RIO_ASYNC_PROGRESS };
+/** RIO_ASYNC_NONE: do the work at issue time (none of the below, or
+ *  RESONIO_IO_THREADS=0);
  *  RIO_ASYNC_THREAD: an I/O thread completes the request;
- *  RIO_ASYNC_POLL: MPI_Test/MPI_Wait complete it through the poll hook.
+ *  RIO_ASYNC_POLL: MPI_Test/MPI_Wait complete it through the poll hook;
+ *  RIO_ASYNC_PROGRESS: a function in Open MPI's progress loop completes
+ *  it (inside MPI_Test, MPI_Wait and every other call that progresses).
  *  Local; calls MPI_Query_thread the first time. */
 int rio__async_mode(void);
 /** Queue a job on fh and give the user its request.  run(arg, &done) runs

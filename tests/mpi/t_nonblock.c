@@ -3,10 +3,11 @@
  *
  * With -multiple the program asks for MPI_THREAD_MULTIPLE, else it calls
  * MPI_Init.  Which path resonio takes follows (src/file/async.c): an I/O
- * thread completes the request when MULTIPLE is provided; MPICH's poll
- * hook completes it otherwise; without either (Open MPI without MULTIPLE)
- * the work is done at issue time.  The program works out which path is
- * expected (MPICH's mpi.h defines MPICH_VERSION) and checks that one: the
+ * thread completes the request when MULTIPLE is provided; otherwise
+ * MPICH's poll hook, or a function in Open MPI's progress loop, completes
+ * it; under another library without MULTIPLE the work is done at issue
+ * time.  The program works out which path is expected (MPICH's mpi.h
+ * defines MPICH_VERSION, Open MPI's OPEN_MPI) and checks that one: the
  * counters say whether the call was queued, and in the background paths
  * every overlap check must hold.
  *
@@ -417,8 +418,8 @@ int main(int argc, char **argv)
     rt_watchdog(120);
     if (multiple && provided != MPI_THREAD_MULTIPLE)
         CHECK(0, "MPI_THREAD_MULTIPLE asked for, level %d provided", provided);
-#ifdef MPICH_VERSION
-    background = 1; /* the poll hook, or the I/O thread */
+#if defined(MPICH_VERSION) || defined(OPEN_MPI)
+    background = 1; /* the poll hook or the progress loop, or the I/O thread */
 #else
     background = provided == MPI_THREAD_MULTIPLE;
 #endif
