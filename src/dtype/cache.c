@@ -232,13 +232,14 @@ int rio__dtype_get(MPI_Datatype type, struct rio_dtype **out)
     return 0;
 }
 
-/* Drop one reference; the last one frees the form.  NULL is fine. */
+/* One more reference to a form the caller holds. */
 struct rio_dtype *rio__dtype_hold(struct rio_dtype *dt)
 {
     atomic_fetch_add(&dt->refs, 1);
     return dt;
 }
 
+/* Drop one reference; the last one frees the form.  NULL is fine. */
 void rio__dtype_put(struct rio_dtype *dt)
 {
     if (!dt)
