@@ -386,6 +386,13 @@ static int check_access(rio_file *fh, int write, enum where where, MPI_Offset of
     return err;
 }
 
+/* One data-access call that moved done bytes, in the file's counters. */
+static void count_access(rio_stats *s, int write, MPI_Offset done)
+{
+    rio__stat_add(write ? &s->calls_write : &s->calls_read, 1);
+    rio__stat_add(write ? &s->bytes_written : &s->bytes_read, done);
+}
+
 static int data_access(rio_file *fh, const char *op, int write, int coll, enum where where,
                        MPI_Offset offset, const void *cbuf, MPI_Count count, MPI_Datatype type,
                        MPI_Status *status)
@@ -439,15 +446,8 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     if (where == IND && !err)
         fh->fp_ind = pos + done / fh->etype_size;
 
-    if (!err) {
-        if (write) {
-            rio__stat_add(&fh->stats.calls_write, 1);
-            rio__stat_add(&fh->stats.bytes_written, done);
-        } else {
-            rio__stat_add(&fh->stats.calls_read, 1);
-            rio__stat_add(&fh->stats.bytes_read, done);
-        }
-    }
+    if (!err)
+        count_access(&fh->stats, write, done);
     if (dt)
         rio__dtype_put(dt);
     /* the agreement: where a collective call waits for the slowest rank */
@@ -499,10 +499,8 @@ static int bg_run(void *arg, MPI_Offset *done)
     int err = io->nbytes > 0 ? rw_core(&io->a, io->write, io->pos, io->buf, io->count, io->type,
                                        io->dt, io->nbytes, done)
                              : 0;
-    if (!err) {
-        rio__stat_add(io->write ? &io->stats->calls_write : &io->stats->calls_read, 1);
-        rio__stat_add(io->write ? &io->stats->bytes_written : &io->stats->bytes_read, *done);
-    }
+    if (!err)
+        count_access(io->stats, io->write, *done);
     return err;
 }
 

@@ -213,11 +213,12 @@ int rio_file_set_view(rio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     /* erroneous by the standard; harmless here (each job holds the view it
      * was issued under), but a program that relies on it would break
      * elsewhere */
-    if (rio__async_pending(fh)) {
+    int pending = rio__async_pending(fh);
+    if (pending) {
         err = RIO_E_PENDING_IO;
         rio__err_detail("%d nonblocking request(s) outstanding: complete them before "
                         "changing the view",
-                        rio__async_pending(fh));
+                        pending);
         goto agree;
     }
     if (etype == MPI_DATATYPE_NULL || filetype == MPI_DATATYPE_NULL) {
