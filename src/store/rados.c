@@ -692,6 +692,8 @@ static int r_open(struct rio_store *st, const char *path, int oflags, mode_t per
             rio__err_detail("rados: no object 0 of it in pool %s", rf->pool);
         else if (rc == -EEXIST)
             rio__err_detail("rados: its object 0 exists in pool %s", rf->pool);
+        else
+            rio__ceph_timed_out(rf->conn, rc, "object 0, which holds the layout");
         goto out;
     }
     if (wanted && (oflags & O_CREAT) && !created &&
