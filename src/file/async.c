@@ -79,6 +79,8 @@ enum state { QUEUED, RUNNING, DONE, SETTLED };
 
 struct rio_job {
     int (*run)(void *arg, MPI_Offset *done);
+    int (*run_coll)(void *arg, MPI_Comm comm, MPI_Offset *done); /* a lane's job */
+    struct rio_lane *lane;    /* the lane it runs on, for a collective job */
     void (*release)(void *arg);
     void *arg;
     rio_file *fh;             /* NULL once detached at close */
@@ -97,6 +99,19 @@ struct rio_job {
     MPI_Request req;
     struct rio_job *qnext;             /* the queue; then the done list (progress) */
     struct rio_job *fnext, **fprev;    /* the file's list */
+};
+
+/* A file's lane: its collective jobs, run one at a time in issue order by
+ * a thread of the file's own, with MPI calls on a duplicate of the file's
+ * communicator (the caller's collective calls on fh->comm cannot meet
+ * them).  Made by the first background collective call, ended at close. */
+struct rio_lane {
+    pthread_t thread;
+    pthread_cond_t cv;        /* work for the lane, or its end */
+    struct rio_job *head, **tail;
+    int unsettled;            /* jobs queued or running */
+    int stopping;
+    MPI_Comm comm;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -209,7 +224,7 @@ static void job_run(struct rio_job *j)
     int err = 0;
     if (!j->cancelled) {
         rio__err_detail_clear();
-        err = j->run(j->arg, &done);
+        err = j->lane ? j->run_coll(j->arg, j->lane->comm, &done) : j->run(j->arg, &done);
         if (err)
             rio__strcpy(j->detail, sizeof j->detail, rio__err_detail_peek());
         rio__err_detail_clear();
@@ -224,7 +239,8 @@ static void job_run(struct rio_job *j)
     j->err = err;
     j->done = done;
     j->state = DONE;
-    int complete_here = mode == RIO_ASYNC_THREAD;
+    /* an internal job (no request) is collected by rio__async_wait_job */
+    int complete_here = mode == RIO_ASYNC_THREAD && j->req != MPI_REQUEST_NULL;
     if (complete_here)
         j->completed = 1;
     if (mode == RIO_ASYNC_PROGRESS) {
@@ -248,9 +264,34 @@ static void job_run(struct rio_job *j)
         j->fh->jobs_running--;
         j->fh->writes_running -= j->write;
     }
+    if (j->lane)
+        j->lane->unsettled--;
     pthread_cond_broadcast(&done_cv);
     job_unref(j);
     pthread_mutex_unlock(&lock);
+}
+
+/* A lane's thread: its jobs in issue order until the lane ends. */
+static void *lane_main(void *arg)
+{
+    struct rio_lane *l = arg;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (!l->head && !l->stopping)
+            pthread_cond_wait(&l->cv, &lock);
+        if (!l->head)
+            break;
+        struct rio_job *j = l->head;
+        l->head = j->qnext;
+        if (!l->head)
+            l->tail = &l->head;
+        j->state = RUNNING;
+        pthread_mutex_unlock(&lock);
+        job_run(j);
+        pthread_mutex_lock(&lock);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
 }
 
 static void *worker(void *unused)
@@ -296,6 +337,20 @@ static int progress(void)
         n++;
     }
     return n;
+}
+
+/* End a lane: its thread runs what is queued, then stops and is joined;
+ * its communicator is freed (collective: every rank's close). */
+static void lane_end(struct rio_lane *l)
+{
+    pthread_mutex_lock(&lock);
+    l->stopping = 1;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&lock);
+    pthread_join(l->thread, NULL);
+    MPI_Comm_free(&l->comm);
+    pthread_cond_destroy(&l->cv);
+    free(l);
 }
 
 /* ---- the pool's start and end ------------------------------------------ */
@@ -401,7 +456,8 @@ static int greq_cancel(void *extra, int complete)
     struct rio_job *j = extra;
     (void)complete;
     pthread_mutex_lock(&lock);
-    if (j->state == QUEUED)
+    /* a collective job runs even so: the other ranks' jobs wait for it */
+    if (j->state == QUEUED && !j->lane)
         j->cancelled = 1;
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
@@ -453,20 +509,18 @@ static int greq_wait(int count, void **states, double timeout, MPI_Status *statu
 
 /* ---- the file layer's interface ---------------------------------------- */
 
-int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *, MPI_Offset *),
-                      void (*release)(void *), void *arg, MPI_Request *request)
+/* A new job of fh and, unless internal, its generalized request (given
+ * to the user in *request).  NULL on failure (the detail set). */
+static struct rio_job *job_new(rio_file *fh, const char *op, int write, void (*release)(void *),
+                               void *arg, MPI_Request *request)
 {
-    int m = rio__async_mode();
-    if (m == RIO_ASYNC_NONE)
-        return RIO_E_ARG; /* the caller asked rio__async_mode first */
     struct rio_job *j = rio__calloc(1, sizeof *j);
     char *name = j ? strdup(fh->filename) : NULL;
     if (!j || !name) {
         free(j);
-        return RIO_E_NOMEM;
+        return NULL;
     }
-    *j = (struct rio_job){.run = run,
-                          .release = release,
+    *j = (struct rio_job){.release = release,
                           .arg = arg,
                           .fh = fh,
                           .op = op,
@@ -477,12 +531,13 @@ int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *
                           .code = MPI_SUCCESS,
                           .t_issue = rio__now(),
                           .req = MPI_REQUEST_NULL};
+    if (!request)
+        return j;
 
     pthread_once(&hook_once, set_hook);
-
     int rc;
 #ifdef RIO_HAVE_MPIX_GREQUEST
-    if (m == RIO_ASYNC_POLL)
+    if (mode == RIO_ASYNC_POLL)
         rc = MPIX_Grequest_start(greq_query, greq_free, greq_cancel, greq_poll, greq_wait, j,
                                  &j->req);
     else
@@ -492,39 +547,161 @@ int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *
         free(name);
         free(j);
         rio__err_detail("the MPI library refused a generalized request");
-        return RIO_E_NOMEM;
+        return NULL;
     }
     *request = j->req;
+    return j;
+}
 
-    pthread_mutex_lock(&lock);
-    int err = pool_start();
-    if (!err) {
+/* Put j on fh's lists (a request on the outstanding list, the counts of
+ * running jobs).  With lock held. */
+static void job_link(struct rio_job *j)
+{
+    rio_file *fh = j->fh;
+    if (j->req != MPI_REQUEST_NULL) {
         j->fnext = fh->jobs;
         if (fh->jobs)
             fh->jobs->fprev = &j->fnext;
         fh->jobs = j;
         j->fprev = &fh->jobs;
-        fh->jobs_running++;
-        fh->writes_running += write;
+    }
+    fh->jobs_running++;
+    fh->writes_running += j->write;
+}
+
+/* A job that cannot be queued: its request completes at once, in error. */
+static void job_fail(struct rio_job *j, int err)
+{
+    j->err = err;
+    rio__strcpy(j->detail, sizeof j->detail, rio__err_detail_peek());
+    rio__err_detail_clear();
+    j->release(j->arg);
+    j->arg = NULL;
+    j->state = SETTLED;
+    j->refs = 1;
+    make_code(j);
+    MPI_Grequest_complete(j->req);
+}
+
+int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *, MPI_Offset *),
+                      void (*release)(void *), void *arg, MPI_Request *request)
+{
+    if (rio__async_mode() == RIO_ASYNC_NONE)
+        return RIO_E_ARG; /* the caller asked rio__async_mode first */
+    struct rio_job *j = job_new(fh, op, write, release, arg, request);
+    if (!j)
+        return RIO_E_NOMEM;
+    j->run = run;
+
+    pthread_mutex_lock(&lock);
+    int err = pool_start();
+    if (!err) {
+        job_link(j);
         *qtail = j;
         qtail = &j->qnext;
         pthread_cond_signal(&work_cv);
     }
     pthread_mutex_unlock(&lock);
     if (err) {
-        /* no thread to run it: the request completes at once, in error */
-        j->err = err;
-        rio__strcpy(j->detail, sizeof j->detail, rio__err_detail_peek());
-        rio__err_detail_clear();
-        j->release(j->arg);
-        j->state = SETTLED;
-        j->refs = 1;
-        make_code(j);
-        MPI_Grequest_complete(j->req);
+        job_fail(j, err);
         return 0;
     }
     rio__stat_add(&fh->stats.nb_queued, 1);
     return 0;
+}
+
+int rio__async_coll_ok(void)
+{
+    return rio__async_mode() == RIO_ASYNC_THREAD;
+}
+
+/* fh's lane, made (collectively: every rank's first background collective
+ * call on fh) if it has none.  Every rank agrees on whether it could. */
+static int lane_get(rio_file *fh, struct rio_lane **out)
+{
+    struct rio_lane *l = fh->lane;
+    int err = 0;
+    if (!l) {
+        l = rio__calloc(1, sizeof *l);
+        if (!l) {
+            err = RIO_E_NOMEM;
+        } else {
+            l->tail = &l->head;
+            l->comm = MPI_COMM_NULL;
+            pthread_cond_init(&l->cv, NULL);
+            if (MPI_Comm_dup(fh->comm, &l->comm) != MPI_SUCCESS ||
+                pthread_create(&l->thread, NULL, lane_main, l)) {
+                rio__err_detail("no thread for collective calls in the background");
+                err = RIO_E_NOMEM;
+                if (l->comm != MPI_COMM_NULL)
+                    MPI_Comm_free(&l->comm);
+                pthread_cond_destroy(&l->cv);
+                free(l);
+                l = NULL;
+            }
+        }
+        /* a rank without a lane would never enter the others' calls */
+        int agreed = rio__agree(fh->comm, err);
+        if (agreed && l) {
+            lane_end(l);
+            l = NULL;
+        }
+        if (agreed)
+            return agreed;
+        fh->lane = l;
+    }
+    *out = l;
+    return 0;
+}
+
+int rio__async_submit_coll(rio_file *fh, const char *op, int write,
+                           int (*run)(void *, MPI_Comm, MPI_Offset *), void (*release)(void *),
+                           void *arg, MPI_Request *request, struct rio_job **internal)
+{
+    struct rio_lane *l;
+    int err = lane_get(fh, &l);
+    if (err)
+        return err;
+    struct rio_job *j = job_new(fh, op, write, release, arg, request);
+    if (!j)
+        return RIO_E_NOMEM;
+    j->run_coll = run;
+    j->lane = l;
+    pthread_mutex_lock(&lock);
+    job_link(j);
+    l->unsettled++;
+    *l->tail = j;
+    l->tail = &j->qnext;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&lock);
+    if (internal)
+        *internal = j;
+    rio__stat_add(&fh->stats.nb_queued, 1);
+    return 0;
+}
+
+int rio__async_wait_job(struct rio_job *j, MPI_Offset *done)
+{
+    pthread_mutex_lock(&lock);
+    while (j->state != SETTLED)
+        pthread_cond_wait(&done_cv, &lock);
+    int err = j->err;
+    *done = j->done;
+    if (err && j->detail[0])
+        rio__err_detail("%s", j->detail);
+    job_unref(j);
+    pthread_mutex_unlock(&lock);
+    return err;
+}
+
+void rio__async_lane_drain(rio_file *fh)
+{
+    if (!fh->lane)
+        return;
+    pthread_mutex_lock(&lock);
+    while (fh->lane->unsettled)
+        pthread_cond_wait(&done_cv, &lock);
+    pthread_mutex_unlock(&lock);
 }
 
 void rio__async_drain(rio_file *fh, int writes_only)
@@ -548,6 +725,10 @@ int rio__async_pending(rio_file *fh)
 int rio__async_detach(rio_file *fh)
 {
     rio__async_drain(fh, 0);
+    if (fh->lane) {
+        lane_end(fh->lane);
+        fh->lane = NULL;
+    }
     int n = 0;
     pthread_mutex_lock(&lock);
     while (fh->jobs) {

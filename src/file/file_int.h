@@ -54,11 +54,13 @@ struct rio_file {
     int split_active;
     int split_err;
     MPI_Status split_status;
+    struct rio_job *split_job;      /* its job on the lane, when it runs there */
 
-    /* requests of nonblocking independent calls the user has not yet
-       completed or freed (async.c's list, under its lock) */
+    /* requests of nonblocking calls the user has not yet completed or
+       freed (async.c's list, under its lock) */
     struct rio_job *jobs;
     int jobs_running, writes_running; /* its jobs not yet settled (async.c) */
+    struct rio_lane *lane;          /* collective calls in the background (async.c) */
 
     rio_stats stats;
     int report;                     /* RESONIO_STATS at open: print reports */
@@ -186,8 +188,31 @@ void rio__async_drain(rio_file *fh, int writes_only);
 int rio__async_pending(rio_file *fh);
 /** At close: wait for fh's jobs, then detach the requests still
  *  outstanding from fh (they stay valid for a later wait).  Returns how
- *  many there were.  Local. */
+ *  many there were.  Collective when fh has a lane (it is ended and its
+ *  communicator freed), else local. */
 int rio__async_detach(rio_file *fh);
+
+/** Can collective calls on fh run in the background (thread mode: a
+ *  thread of the file's own may call MPI)?  Local. */
+int rio__async_coll_ok(void);
+/** Queue a collective job on fh's lane: one thread of the file's own runs
+ *  the lane's jobs one at a time in issue order, so every rank runs them
+ *  in the same order.  run(arg, comm, &done) may call MPI; comm is the
+ *  lane's duplicate of fh->comm, made here by the first job (so the first
+ *  call is collective: every rank's first background collective call on
+ *  fh).  With request NULL the job is internal (a split collective's):
+ *  rio__async_wait_job collects it.  Otherwise as rio__async_submit.
+ *  Errors: RIO_E_NOMEM, RIO_E_MPI (the duplicate failed; agreed). */
+int rio__async_submit_coll(rio_file *fh, const char *op, int write,
+                           int (*run)(void *, MPI_Comm, MPI_Offset *), void (*release)(void *),
+                           void *arg, MPI_Request *request, struct rio_job **internal);
+/** Wait for an internal job; its error (an internal code, the detail set)
+ *  and bytes moved.  Frees the job.  Local. */
+int rio__async_wait_job(struct rio_job *j, MPI_Offset *done);
+/** Wait until fh's lane has run every job queued on it: a blocking
+ *  collective call, which uses the engine's state, comes after them.
+ *  Local. */
+void rio__async_lane_drain(rio_file *fh);
 
 /* ---- statistics (stats.c) --------------------------------------------- */
 /** Print the counters summed over ranks, on rank 0, if RESONIO_STATS was

@@ -295,12 +295,12 @@ out:
  * with a local error err with nbytes 0 (and dt possibly NULL).  Returns the
  * agreed error; res as rio__coll_rw's.
  */
-static int coll_core(rio_file *fh, int err, int write, MPI_Offset pos, void *buf,
+static int coll_core(rio_file *fh, MPI_Comm comm, int err, int write, MPI_Offset pos, void *buf,
                      MPI_Count count, struct rio_dtype *dt, MPI_Offset nbytes,
                      struct rio_coll_result *res)
 {
     struct rio_coll_req r = {
-        .comm = fh->comm,
+        .comm = comm,
         .err = err,
         .st = &fh->st,
         .hints = &fh->hints,
@@ -393,6 +393,47 @@ static void count_access(rio_stats *s, int write, MPI_Offset done)
     rio__stat_add(write ? &s->bytes_written : &s->bytes_read, done);
 }
 
+/*
+ * This rank's part of a collective call at pos, on comm (fh->comm, or a
+ * lane's duplicate in the background), err this rank's error so far.
+ * Collective calls go through the collective engine, except where each
+ * rank must convert (data representations), lock (atomic mode) or read
+ * overlapping regions of its view (which the engine's file-ordered
+ * exchange does not model) itself: then every rank takes the independent
+ * path.  Returns the agreed error; *own_err gets this rank's, *done the
+ * bytes it moved.  Collective.
+ */
+static int coll_part(rio_file *fh, MPI_Comm comm, const char *op, int err, int write,
+                     MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype type,
+                     struct rio_dtype *dt, MPI_Offset nbytes, int *own_err, MPI_Offset *done)
+{
+    int engine = !fh->drep && !fh->atomic && !fh->views_overlap, agreed;
+    double t_agree = 0;
+    *done = 0;
+    if (engine) { /* the engine agrees itself */
+        struct rio_coll_result res;
+        agreed = coll_core(fh, comm, err, write, pos, buf, count, dt, err ? 0 : nbytes, &res);
+        if (!err)
+            err = res.own_err;
+        *done = res.done;
+        t_agree = res.t_agree;
+    } else {
+        if (!err && nbytes > 0) {
+            struct access a = access_of(fh);
+            err = rw_core(&a, write, pos, buf, count, type, dt, nbytes, done);
+        }
+        /* the agreement: where a collective call waits for the slowest rank */
+        double t0 = rio__now();
+        agreed = rio__agree(comm, err);
+        t_agree = rio__now() - t0;
+    }
+    *own_err = err;
+    rio__stat_add_time(&fh->stats.time_agree, t_agree);
+    if (engine && fh->report)
+        rio__stats_coll_call(fh, op);
+    return agreed;
+}
+
 static int data_access(rio_file *fh, const char *op, int write, int coll, enum where where,
                        MPI_Offset offset, const void *cbuf, MPI_Count count, MPI_Datatype type,
                        MPI_Status *status)
@@ -403,6 +444,8 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     int err = rio__file_check(fh);
     if (err)
         return rio__file_return(fh, err, op);
+    if (coll) /* after the collective calls still running in the background */
+        rio__async_lane_drain(fh);
 
     err = check_access(fh, write, where, offset, count, type, &dt, &nbytes);
     MPI_Offset n_etypes = err ? 0 : nbytes / fh->etype_size;
@@ -425,43 +468,22 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
         break;
     }
     }
-    /* Collective calls go through the collective engine, except where each
-     * rank must convert (data representations), lock (atomic mode) or read
-     * overlapping regions of its view (which the engine's file-ordered
-     * exchange does not model) itself: then every rank takes the
-     * independent path. */
-    int engine = coll && !fh->drep && !fh->atomic && !fh->views_overlap, agreed = 0;
-    double t_agree = 0;
-    if (engine) { /* the engine agrees itself; pointers and counters follow this rank */
-        struct rio_coll_result res;
-        agreed = coll_core(fh, err, write, pos, buf, count, dt, err ? 0 : nbytes, &res);
-        if (!err)
-            err = res.own_err;
-        done = res.done;
-        t_agree = res.t_agree;
+    int agreed = 0;
+    if (coll) {
+        agreed = coll_part(fh, fh->comm, op, err, write, pos, buf, count, type, dt, nbytes, &err,
+                           &done);
     } else if (!err && nbytes > 0) {
         struct access a = access_of(fh);
         err = rw_core(&a, write, pos, buf, count, type, dt, nbytes, &done);
     }
     if (where == IND && !err)
         fh->fp_ind = pos + done / fh->etype_size;
-
     if (!err)
         count_access(&fh->stats, write, done);
     if (dt)
         rio__dtype_put(dt);
-    /* the agreement: where a collective call waits for the slowest rank */
-    if (engine) {
-        err = agreed;
-    } else if (coll) {
-        double t0 = rio__now();
-        err = rio__agree(fh->comm, err);
-        t_agree = rio__now() - t0;
-    }
     if (coll)
-        rio__stat_add_time(&fh->stats.time_agree, t_agree);
-    if (engine && fh->report)
-        rio__stats_coll_call(fh, op);
+        err = agreed;
     if (!err)
         set_status(status, done);
     return rio__file_return(fh, err, op);
@@ -570,6 +592,89 @@ out:
     return rio__file_return(fh, err, op);
 }
 
+/* A collective job's capture: the call as issued, run by the file's lane.
+ * The file outlives it (close ends the lane first); its view cannot
+ * change meanwhile (set_view refuses while requests are outstanding, or a
+ * split collective is active). */
+struct bg_coll {
+    rio_file *fh;
+    const char *op;
+    int err; /* this rank's error at issue: the lane's call agrees on it */
+    int write;
+    MPI_Offset pos, nbytes;
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    struct rio_dtype *dt; /* the job's reference, or NULL */
+};
+
+static int bg_coll_run(void *arg, MPI_Comm comm, MPI_Offset *done)
+{
+    struct bg_coll *c = arg;
+    int own;
+    int agreed = coll_part(c->fh, comm, c->op, c->err, c->write, c->pos, c->buf, c->count,
+                           c->type, c->dt, c->nbytes, &own, done);
+    if (!own)
+        count_access(&c->fh->stats, c->write, *done);
+    return agreed;
+}
+
+static void bg_coll_release(void *arg)
+{
+    struct bg_coll *c = arg;
+    rio__dtype_put(c->dt);
+    free(c);
+}
+
+/* Issue a collective nonblocking call, or a split collective's begin
+ * (request NULL, the job in *internal), on the file's lane: checked, its
+ * position fixed now (the individual pointer advanced past everything it
+ * asks for; the shared pointer taken, by every rank in order for an
+ * ordered call), and queued.  An error of this rank's is not returned
+ * here: the call still runs, so that every rank's call meets the others,
+ * and the error becomes every rank's at completion.  Collective. */
+static int background_coll(rio_file *fh, const char *op, int write, enum where where,
+                           MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype type,
+                           MPI_Request *request, struct rio_job **internal)
+{
+    struct rio_dtype *dt = NULL;
+    MPI_Offset nbytes = 0, pos = 0;
+    int err = check_access(fh, write, where, offset, count, type, &dt, &nbytes);
+    MPI_Offset n_etypes = err ? 0 : nbytes / fh->etype_size;
+    if (where == AT) {
+        pos = offset;
+    } else if (where == IND) {
+        pos = fh->fp_ind;
+    } else if (where == SHARED) {
+        if (!err)
+            err = rio__shared_fetch_add(fh, n_etypes, &pos);
+    } else {
+        int oerr = ordered_position(fh, n_etypes, &pos);
+        if (!err)
+            err = oerr;
+    }
+    if (err) { /* kept in the job (its detail with it); nothing moves */
+        rio__dtype_put(dt);
+        dt = NULL;
+        nbytes = 0;
+    } else if (where == IND) {
+        fh->fp_ind = pos + n_etypes;
+    }
+    struct bg_coll *c = rio__malloc(sizeof *c);
+    if (!c) {
+        rio__dtype_put(dt);
+        return RIO_E_NOMEM;
+    }
+    *c = (struct bg_coll){.fh = fh, .op = op, .err = err, .write = write, .pos = pos,
+                          .nbytes = nbytes, .buf = (void *)buf, .count = count, .type = type,
+                          .dt = dt};
+    int rc = rio__async_submit_coll(fh, op, write, bg_coll_run, bg_coll_release, c, request,
+                                    internal);
+    if (rc)
+        bg_coll_release(c);
+    return rc;
+}
+
 static int greq_query(void *extra, MPI_Status *status)
 {
     *status = *(MPI_Status *)extra;
@@ -600,6 +705,10 @@ static int nonblocking(rio_file *fh, const char *op, int write, int coll, enum w
     *request = MPI_REQUEST_NULL;
     if (!coll && !rio__file_check(fh) && !fh->drep && rio__async_mode() != RIO_ASYNC_NONE)
         return background(fh, op, write, where, offset, buf, count, type, request);
+    if (coll && !rio__file_check(fh) && !fh->drep && rio__async_coll_ok())
+        return rio__file_return(
+            fh, background_coll(fh, op, write, where, offset, buf, count, type, request, NULL),
+            op);
     MPI_Status *st = malloc(sizeof *st);
     if (!st)
         return rio__file_return(fh, RIO_E_NOMEM, op);
@@ -629,6 +738,13 @@ static int split_begin(rio_file *fh, const char *op, int write, enum where where
     if (err)
         return rio__file_return(fh, err, op);
     memset(&fh->split_status, 0, sizeof fh->split_status);
+    fh->split_job = NULL;
+    if (!fh->drep && rio__async_coll_ok()) { /* in the background; the end waits */
+        err = background_coll(fh, op, write, where, offset, buf, count, type, NULL,
+                              &fh->split_job);
+        fh->split_active = !err;
+        return rio__file_return(fh, err, op);
+    }
     int code = data_access(fh, op, write, 1, where, offset, buf, count, type, &fh->split_status);
     fh->split_active = 1;
     fh->split_err = code;
@@ -643,6 +759,14 @@ static int split_end(rio_file *fh, const char *op, MPI_Status *status)
     if (err)
         return rio__file_return(fh, err, op);
     fh->split_active = 0;
+    if (fh->split_job) {
+        MPI_Offset done = 0;
+        err = rio__async_wait_job(fh->split_job, &done);
+        fh->split_job = NULL;
+        if (!err)
+            set_status(status, done);
+        return rio__file_return(fh, err, op);
+    }
     if (status != MPI_STATUS_IGNORE)
         *status = fh->split_status;
     return fh->split_err;

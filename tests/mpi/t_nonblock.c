@@ -32,6 +32,20 @@
  *   sync       MPI_File_sync returns after the outstanding writes are in
  *   close      close and set_view with a request outstanding are reported;
  *              the I/O ran and the request stays valid for a wait
+ *
+ * Collective calls run in the background only when MPI_THREAD_MULTIPLE is
+ * provided (the file's lane, a thread that calls MPI); otherwise they
+ * complete at issue, which the same checks confirm:
+ *
+ *   coll       iwrite_at_all returns, MPI_Test says not done, the counters
+ *              show it queued and not run; a split write's begin returns
+ *              before its end; several outstanding collective writes of
+ *              one region complete in issue order (the last one's bytes
+ *              are the file's, every rank); a blocking collective call
+ *              after them sees their bytes; the individual pointer moves
+ *              at issue
+ *   coll error a bad count on rank 0 only: the call is still entered, and
+ *              every rank's wait (and split end) returns the error
  */
 #include "rtest.h"
 #include "resonio.h"
@@ -40,6 +54,7 @@
 #define DELAY "req=300000" /* 0.3 s per storage request */
 
 static int background; /* this process's nonblocking calls are queued */
+static int coll_bg;    /* and its collective ones */
 
 /* The last component of path: error texts name the file, but Open MPI's
  * length limit makes resonio shorten a long path from the front. */
@@ -398,6 +413,114 @@ static void t_sync_close(void)
     free(buf);
 }
 
+static void t_coll(void)
+{
+    enum { K = 3 };
+    char path[512];
+    rt_path(path, sizeof path, "coll");
+    rio_file *fh = open_new("delay:", path, "resonio_delay", DELAY);
+    if (!fh)
+        return;
+    long long off = (long long)rt_rank * REG;
+    unsigned char *buf = malloc(REG), *back = malloc(REG);
+    rt_fill(buf, REG, rt_rank, off);
+
+    /* one call: queued at issue, not run, completed by the wait */
+    MPI_Request req;
+    RT_OK(rio_file_iwrite_at_all(fh, off, buf, REG, MPI_BYTE, &req));
+    int flag = -1;
+    MPI_Status st;
+    MPI_Test(&req, &flag, &st);
+    if (coll_bg) {
+        CHECK(flag == 0, "coll: MPI_Test right after the issue says done");
+        CHECK(queued(fh) == 1, "coll: %lld calls queued, expected 1", queued(fh));
+        CHECK(ran(fh) == 0, "coll: the collective job ran before the caller came back");
+    } else {
+        CHECK(flag == 1, "coll: the synchronous path returned a request not done");
+        CHECK(queued(fh) == 0, "coll: %lld calls queued on the synchronous path", queued(fh));
+    }
+    if (!flag)
+        RT_OK(MPI_Wait(&req, &st));
+    CHECK_STATUS(&st, MPI_BYTE, REG, REG, "coll: status");
+
+    /* split: the begin returns before the write ran; the end waits */
+    long long q0 = queued(fh), r0 = ran(fh);
+    RT_OK(rio_file_write_at_all_begin(fh, off, buf, REG / 2, MPI_BYTE));
+    if (coll_bg) {
+        CHECK(queued(fh) == q0 + 1, "coll: the split begin was not queued");
+        CHECK(ran(fh) == r0, "coll: the split write ran before its begin returned");
+    }
+    RT_OK(rio_file_write_at_all_end(fh, buf, &st));
+    CHECK_STATUS(&st, MPI_BYTE, REG / 2, REG / 2, "coll: split end status");
+    CHECK(ran(fh) == r0 + coll_bg, "coll: %lld jobs ran after the split end", ran(fh) - r0);
+
+    /* issue order: K writes of the same region, the last one's bytes
+     * (version K-1) must be the file's; the individual pointer moved at
+     * issue, by REG each */
+    unsigned char *v = malloc((size_t)K * REG);
+    MPI_Request rs[K];
+    MPI_Offset fp = -1;
+    for (int k = 0; k < K; k++) {
+        rt_fill(v + (size_t)k * REG, REG, rt_rank + 16 * k, off);
+        RT_OK(rio_file_seek(fh, off, MPI_SEEK_SET));
+        RT_OK(rio_file_iwrite_all(fh, v + (size_t)k * REG, REG, MPI_BYTE, &rs[k]));
+        RT_OK(rio_file_get_position(fh, &fp));
+        CHECK(fp == off + REG, "coll: the pointer is at %lld after the issue, not %lld",
+              (long long)fp, off + REG);
+    }
+    MPI_Status ss[K];
+    RT_OK(MPI_Waitall(K, rs, ss));
+    for (int k = 0; k < K; k++)
+        CHECK_STATUS(&ss[k], MPI_BYTE, REG, REG, "coll: write %d's status", k);
+
+    /* a blocking collective read comes after an outstanding write */
+    RT_OK(rio_file_iwrite_at_all(fh, off + (long long)rt_nprocs * REG, buf, REG, MPI_BYTE, &req));
+    RT_OK(rio_file_read_at_all(fh, off + (long long)rt_nprocs * REG, back, REG, MPI_BYTE, &st));
+    CHECK(!memcmp(back, buf, REG), "coll: the blocking read missed the outstanding write");
+    RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    RT_OK(rio_file_close(&fh));
+
+    long long got = rt_pread(path, back, REG, off);
+    CHECK(got == REG, "coll: %lld of %d bytes in the file", got, REG);
+    if (got == REG)
+        CHECK_PAT(back, REG, rt_rank + 16 * (K - 1), off, "coll: the last write's bytes");
+    got = rt_pread(path, back, REG, off + (long long)rt_nprocs * REG);
+    CHECK(got == REG, "coll: %lld of %d bytes in the second region", got, REG);
+    if (got == REG) /* buf's bytes: the pattern of off */
+        CHECK_PAT(back, REG, rt_rank, off, "coll: the second region");
+    free(v);
+    free(back);
+    free(buf);
+}
+
+static void t_coll_error(void)
+{
+    char path[512];
+    rt_path(path, sizeof path, "collerr");
+    rio_file *fh = open_new("", path, NULL, NULL);
+    if (!fh)
+        return;
+    unsigned char buf[512];
+    rt_fill(buf, sizeof buf, rt_rank, 0);
+    int count = rt_rank == 0 ? -1 : (int)sizeof buf;
+    MPI_Request req;
+    int rc = rio_file_iwrite_at_all(fh, 0, buf, count, MPI_BYTE, &req);
+    if (coll_bg) {
+        RT_OK(rc);
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    CHECK(rc != MPI_SUCCESS, "coll error: rank 0's bad count did not fail the call here");
+    if (rt_rank == 0)
+        RT_ERR(rc, MPI_ERR_COUNT, "MPI_File_iwrite_at_all", tail(path));
+    rc = rio_file_write_at_all_begin(fh, 0, buf, count, MPI_BYTE);
+    if (coll_bg)
+        RT_OK(rc);
+    int rc2 = rio_file_write_at_all_end(fh, buf, MPI_STATUS_IGNORE);
+    CHECK(rc != MPI_SUCCESS || rc2 != MPI_SUCCESS,
+          "coll error: the split call did not fail on this rank");
+    RT_OK(rio_file_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     int multiple = 0, provided = MPI_THREAD_SINGLE;
@@ -426,6 +549,7 @@ int main(int argc, char **argv)
     const char *env = getenv("RESONIO_IO_THREADS");
     if (env && !strcmp(env, "0"))
         background = 0;
+    coll_bg = background && provided == MPI_THREAD_MULTIPLE;
     rt_note("thread level %d, %s", provided,
             background ? "background (the I/O threads)" : "synchronous (done at issue)");
 
@@ -435,5 +559,7 @@ int main(int argc, char **argv)
     t_requests();
     t_error();
     t_sync_close();
+    t_coll();
+    t_coll_error();
     return rt_finish();
 }
