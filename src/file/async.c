@@ -61,9 +61,19 @@
  * returns it, so MPI_Wait returns it; the file's error handler is not
  * called.
  *
- * One mutex (lock) guards the queue, every job's state and every file's
- * list; done_cv is broadcast whenever a job settles.  MPI is never called
- * with the lock held.
+ * Collective calls (thread mode only) go to their file's lane instead: a
+ * thread of the file's own and a duplicate of its communicator, made by
+ * the file's first background collective call (collective, agreed) and
+ * ended at close.  The lane runs its jobs one at a time in issue order,
+ * calling MPI (the engine, the agreement) on its communicator; every rank
+ * issues a file's collective calls in the same order, so the lanes meet.
+ * A lane's job is never cancelled (the other ranks' jobs wait for it).  A
+ * split collective's job has no request: its end collects it
+ * (rio__async_wait_job).
+ *
+ * One mutex (lock) guards the queue, the lanes' queues, every job's state
+ * and every file's list; done_cv is broadcast whenever a job settles.
+ * MPI is never called with the lock held.
  */
 #include "file_int.h"
 
