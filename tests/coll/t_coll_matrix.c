@@ -44,6 +44,13 @@
  * RADOS objects with librados by the striping rule (rados_test.h), never
  * through resonio.  -object_size N adds the hint resonio_object_size.
  *
+ * With -calls mixed the same calls are made through their nonblocking
+ * forms (rio_file_iwrite_at_all, iwrite_all, iread_at_all, each followed
+ * by MPI_Wait) for even patterns and their split forms (..._begin, then
+ * ..._end) for odd ones; with -multiple the program asks for
+ * MPI_THREAD_MULTIPLE (and fails without it), where resonio runs them in
+ * the background (the file's lane), and the checks are the same.
+ *
  * With -deferred 1 every file is opened with romio_no_indep_rw=true, so
  * ranks other than the first open it only when they touch storage (the
  * deferred-open driver, forwarding datatype requests on emu).
@@ -113,6 +120,37 @@ static const struct config configs[] = {
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
 static const char *strategy;
+static int mixed; /* -calls mixed: nonblocking and split forms */
+
+/* A collective call in the form -calls asks for: blocking, or (mixed) the
+ * nonblocking form and MPI_Wait for an even pattern k, the split form for
+ * an odd one.  at: explicit offset, else the individual pointer. */
+static int coll_call(rio_file *fh, int k, int write, int at, MPI_Offset off, void *buf, int n,
+                     MPI_Datatype t, MPI_Status *st)
+{
+    if (!mixed)
+        return write ? (at ? rio_file_write_at_all(fh, off, buf, n, t, st)
+                           : rio_file_write_all(fh, buf, n, t, st))
+                     : (at ? rio_file_read_at_all(fh, off, buf, n, t, st)
+                           : rio_file_read_all(fh, buf, n, t, st));
+    int rc;
+    if (k % 2 == 0) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        rc = write ? (at ? rio_file_iwrite_at_all(fh, off, buf, n, t, &req)
+                         : rio_file_iwrite_all(fh, buf, n, t, &req))
+                   : (at ? rio_file_iread_at_all(fh, off, buf, n, t, &req)
+                         : rio_file_iread_all(fh, buf, n, t, &req));
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, st);
+    }
+    rc = write ? (at ? rio_file_write_at_all_begin(fh, off, buf, n, t)
+                     : rio_file_write_all_begin(fh, buf, n, t))
+               : (at ? rio_file_read_at_all_begin(fh, off, buf, n, t)
+                     : rio_file_read_all_begin(fh, buf, n, t));
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return write ? (at ? rio_file_write_at_all_end(fh, buf, st) : rio_file_write_all_end(fh, buf, st))
+                 : (at ? rio_file_read_at_all_end(fh, buf, st) : rio_file_read_all_end(fh, buf, st));
+}
 static int nfactor = 4;
 static int unit_bytes = 4096;
 static const char *object_size; /* -object_size: resonio_object_size, NULL: none */
@@ -782,8 +820,7 @@ static void run_pattern(const struct config *cf, rio_file *fh, int k, struct sav
     if (!RT_OK(rio_file_set_view(fh, a.disp, a.etype, a.filetype, "native", vi)))
         CHECK(0, "[%s cfg %s %s] set_view failed", strategy, cf->tag, pn);
     unsigned char *wb = ct_write_buf(&a, rt_rank);
-    int rc = a.at ? rio_file_write_at_all(fh, a.offset, wb, a.memcount, a.memtype, &st)
-                  : rio_file_write_all(fh, wb, a.memcount, a.memtype, &st);
+    int rc = coll_call(fh, k, 1, a.at, a.offset, wb, a.memcount, a.memtype, &st);
     if (RT_OK(rc)) {
         cnt = -1;
         MPI_Get_count(&st, a.memtype, &cnt);
@@ -801,7 +838,7 @@ static void run_pattern(const struct config *cf, rio_file *fh, int k, struct sav
         struct all_model none = {0};
         none.P = rt_nprocs;
         char dummy = 0;
-        rc = rio_file_write_at_all(fh, 0, &dummy, 0, MPI_BYTE, &st);
+        rc = coll_call(fh, k, 1, 1, 0, &dummy, 0, MPI_BYTE, &st);
         CHECK(rc == MPI_SUCCESS, "[%s cfg %s zero] a write where every rank has 0 bytes failed",
               strategy, cf->tag);
         if (ct_last(fh, &in))
@@ -820,7 +857,7 @@ static void run_pattern(const struct config *cf, rio_file *fh, int k, struct sav
     unsigned char *rb = malloc((size_t)(a.membytes ? a.membytes : 1));
     memset(rb, CT_SENTINEL, (size_t)(a.membytes ? a.membytes : 1));
     long long expect = k == PK_EOF ? eof_readable(&a, rt_nprocs) : a.file.total;
-    rc = rio_file_read_at_all(fh, a.offset, rb, a.memcount, a.memtype, &st);
+    rc = coll_call(fh, k, 0, 1, a.offset, rb, a.memcount, a.memtype, &st);
     sv->nread = 0;
     if (RT_OK(rc)) {
         cnt = -1;
@@ -1021,6 +1058,7 @@ int main(int argc, char **argv)
     alarm(240);
     strategy = ct_strategy_arg();
     deferred = rt_arg("-deferred") != NULL;
+    mixed = rt_arg("-calls") && !strcmp(rt_arg("-calls"), "mixed");
     object_size = rt_arg("-object_size");
     if (rt_arg("-unit")) { /* a stripe unit the storage takes (CephFS: 64 KiB up) */
         unit_bytes = atoi(rt_arg("-unit"));

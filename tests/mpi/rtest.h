@@ -412,9 +412,19 @@ static inline int rt_info_get(MPI_Info info, const char *key, char *val, int len
  *  are left for the program: rt_arg("-method") finds them. */
 static int rt_argc;
 static char **rt_argv;
+/** MPI_Init, or with -multiple on the command line MPI_Init_thread asking
+ *  for MPI_THREAD_MULTIPLE: a library that does not grant it fails the
+ *  test (an error counted, and said). */
 static inline void rt_init(int *argc, char ***argv)
 {
-    MPI_Init(argc, argv);
+    int multiple = 0;
+    for (int i = 1; i < *argc; i++)
+        multiple |= !strcmp((*argv)[i], "-multiple");
+    int provided = MPI_THREAD_SINGLE;
+    if (multiple)
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &rt_nprocs);
     rt_argc = *argc;
@@ -422,6 +432,11 @@ static inline void rt_init(int *argc, char ***argv)
     for (int i = 1; i + 1 < *argc; i++)
         if (!strcmp((*argv)[i], "-fname"))
             rt_fname = (*argv)[i + 1];
+    if (multiple && provided != MPI_THREAD_MULTIPLE) {
+        printf("[%d] MPI_THREAD_MULTIPLE asked for (-multiple), level %d provided\n", rt_rank,
+               provided);
+        rt_errs++;
+    }
 }
 
 /** The value after option opt on the command line, or NULL. */

@@ -147,6 +147,12 @@ static int start_service(int rank,
 
 int main(int argc, char **argv)
 {
+    /* the overlap suite is a program of its own (overlap.c): it asks for
+     * MPI_THREAD_MULTIPLE at MPI_Init_thread */
+    for (int i = 1; i < argc; i++)
+        if ((!strcmp(argv[i], "--suite") && i + 1 < argc && !strcmp(argv[i + 1], "overlap")) ||
+            !strcmp(argv[i], "--suite=overlap"))
+            return bench_overlap_main(argc, argv);
     MPI_Init(&argc, &argv);
     int rank, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -289,6 +289,10 @@ struct bench_opts {
     char ceph_dir[128];    /* the running cluster's directory (set by main) */
 };
 
+/** resonio-bench --suite overlap (overlap.c): MPI_Init_thread to
+ *  MPI_Finalize.  Returns the exit status. */
+int bench_overlap_main(int argc, char **argv);
+
 /** The implementations point p runs (bit i: bench_impls[i]). */
 unsigned bench_point_impls(const struct bench_opts *o, const struct bench_point *p);
 
