@@ -44,8 +44,11 @@
  *              are the file's, every rank); a blocking collective call
  *              after them sees their bytes; the individual pointer moves
  *              at issue
+ *              a request freed before completion still writes, before
+ *              the blocking call that follows
  *   coll error a bad count on rank 0 only: the call is still entered, and
- *              every rank's wait (and split end) returns the error
+ *              every rank's wait (and split end) returns the error; a full
+ *              storage (the fault: driver) fails every rank's wait
  */
 #include "rtest.h"
 #include "resonio.h"
@@ -473,6 +476,13 @@ static void t_coll(void)
     for (int k = 0; k < K; k++)
         CHECK_STATUS(&ss[k], MPI_BYTE, REG, REG, "coll: write %d's status", k);
 
+    /* freed before completion: the write still happens, before the
+     * blocking call that follows (which waits for the lane) */
+    RT_OK(rio_file_iwrite_at_all(fh, off + (long long)rt_nprocs * REG, v, REG, MPI_BYTE, &req));
+    RT_OK(MPI_Request_free(&req));
+    RT_OK(rio_file_read_at_all(fh, off + (long long)rt_nprocs * REG, back, REG, MPI_BYTE, &st));
+    CHECK(!memcmp(back, v, REG), "coll: a freed request's write is not in before a later call");
+
     /* a blocking collective read comes after an outstanding write */
     RT_OK(rio_file_iwrite_at_all(fh, off + (long long)rt_nprocs * REG, buf, REG, MPI_BYTE, &req));
     RT_OK(rio_file_read_at_all(fh, off + (long long)rt_nprocs * REG, back, REG, MPI_BYTE, &st));
@@ -518,6 +528,20 @@ static void t_coll_error(void)
     int rc2 = rio_file_write_at_all_end(fh, buf, MPI_STATUS_IGNORE);
     CHECK(rc != MPI_SUCCESS || rc2 != MPI_SUCCESS,
           "coll error: the split call did not fail on this rank");
+    RT_OK(rio_file_close(&fh));
+
+    /* the storage full on every rank's writes: every rank's wait says so */
+    rt_path(path, sizeof path, "collfull");
+    fh = open_new("fault:", path, "resonio_fault", "op=write,every=1,err=ENOSPC");
+    if (!fh)
+        return;
+    count = (int)sizeof buf;
+    rc = rio_file_iwrite_at_all(fh, (MPI_Offset)rt_rank * count, buf, count, MPI_BYTE, &req);
+    if (coll_bg) {
+        RT_OK(rc);
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    CHECK(rc != MPI_SUCCESS, "coll error: a full storage did not fail the call here");
     RT_OK(rio_file_close(&fh));
 }
 
