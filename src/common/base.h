@@ -67,7 +67,9 @@ int rio__alloc_fail_now(void);
     X(RIO_E_NOLOCK, MPI_ERR_UNSUPPORTED_OPERATION,                                      \
       "the storage has no byte-range locks, which atomic mode needs")                   \
     X(RIO_E_PENDING_IO, MPI_ERR_OTHER,                                                  \
-      "nonblocking requests on this file were not completed (waited for) or freed")
+      "nonblocking requests on this file were not completed (waited for) or freed")       \
+    X(RIO_E_NO_SHARED_FP, MPI_ERR_UNSUPPORTED_OPERATION,                                \
+      "the file has no shared file pointer: the MPI library could not make its window")
 
 enum rio_err {
     RIO_E__FIRST = RIO_E_BASE,

@@ -43,8 +43,10 @@ struct rio_file {
 
     /* file pointers, in etypes of the current view */
     MPI_Offset fp_ind;
-    MPI_Win shared_win;             /* one MPI_Offset on rank 0 */
+    MPI_Win shared_win;             /* one MPI_Offset on rank 0; MPI_WIN_NULL when the
+                                       MPI library could not make it (shared_why) */
     MPI_Offset *shared_mem;
+    char *shared_why;               /* the MPI library's error, or NULL */
 
     int atomic;
     MPI_Errhandler errh;
@@ -149,6 +151,10 @@ int rio__datarep_find(const char *name, const struct rio_datarep **out);
 MPI_Offset rio__view_eof_etypes(rio_file *fh, MPI_Offset size);
 
 /* ---- shared file pointer (shared.c) ----------------------------------- */
+/** Make the pointer's window.  When the MPI library cannot make one (every
+ *  rank agrees), the file opens all the same without a shared pointer:
+ *  its calls then fail with RIO_E_NO_SHARED_FP.  Collective; returns 0 or
+ *  RIO_E_NOMEM. */
 int rio__shared_create(rio_file *fh);
 void rio__shared_free(rio_file *fh);
 /** Atomically add delta to the shared pointer; *old gets its prior value. */
