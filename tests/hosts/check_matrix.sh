@@ -11,22 +11,25 @@
 # over TCP): the open and collective I/O work, write_shared fails clearly
 # (t_hosts_sfp -expect none), and with the UCX component left out
 # (OMPI_MCA_osc=^ucx) the window exists and write_shared works;
-# nothing left after down.
-#   check_matrix.sh TOOL DIR MATRIX CBCONFIG SFP STRATEGIES MPIEXEC [FLAGS...]
-tool=$1 dir=$2 matrix=$3 cbconfig=$4 sfp=$5 strategies=$6
-shift 6
+# node_first's exchange inside each host (resonio-bench counts the bytes
+# between hosts); nothing left after down.
+#   check_matrix.sh TOOL DIR MATRIX CBCONFIG SFP BENCH STRATEGIES MPIEXEC [FLAGS...]
+tool=$1 dir=$2 matrix=$3 cbconfig=$4 sfp=$5 bench=$6 strategies=$7
+shift 7
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 files="$dir.files"
 rm -rf "$files" && mkdir -p "$files" || { echo "FAIL: cannot make $files"; exit 1; }
 "$tool" down --dir "$dir" >/dev/null 2>&1
 
-# job WHAT PROGRAM ARGS...: a job of 4 ranks over the cluster, "No Errors"
+# job WHAT PROGRAM ARGS...: a job of 4 ranks over the cluster, in the
+# environment plus $JOBENV (NAME=VALUE words), that prints $PASS
+PASS="No Errors" JOBENV=
 job() {
   what=$1
   shift
-  out=$("$tool" run --dir "$dir" -- "$MPIEXEC" $FLAGS -n 4 "$@" 2>&1)
-  if echo "$out" | grep -q "No Errors"; then
+  out=$(env $JOBENV "$tool" run --dir "$dir" -- "$MPIEXEC" $FLAGS -n 4 "$@" 2>&1)
+  if echo "$out" | grep -q "$PASS"; then
     echo "ok: $what"
   else
     echo "$out" | tail -20
@@ -47,7 +50,30 @@ for shape in "2 2" "4 1"; do
   if [ "$slots" = 2 ]; then
     job "cb_config_list naming hosts, $hosts hosts of $slots" "$cbconfig" -fname "$files/cb" -real 1
     job "no shared pointer window" "$sfp" -fname "$files/sfp" -expect none
-    OMPI_MCA_osc=^ucx job "a shared pointer window without UCX" "$sfp" -fname "$files/sfp" -expect window
+    JOBENV=OMPI_MCA_osc=^ucx
+    job "a shared pointer window without UCX" "$sfp" -fname "$files/sfp" -expect window
+    JOBENV=
+    # node_first's claim (its exchange stays inside each host), counted at
+    # the hosts' interfaces by resonio-bench: below a tenth of the data
+    # crosses between hosts, where two_phase sends more than a quarter
+    # (each rank's blocks are spread over both hosts' file domains)
+    PASS="every byte verified"
+    job "the bench on $hosts hosts" "$bench" -w demo -size 4m -impl native,two_phase,node_first \
+      -rounds 1 -noplot -o "$files/bench" -dir "$files"
+    PASS="No Errors"
+    python3 - "$files/bench" <<'PY' || bad "bytes between hosts"
+import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))
+p = d["points"][0]
+crossed = {i["impl"]: (i["write"]["between_hosts"], i["read"]["between_hosts"]) for i in p["impls"]}
+print("MiB between hosts of %.1f MiB per phase (write, read): %s" % (p["bytes"] / 2**20,
+      ", ".join("%s %.2f %.2f" % (k, v[0] / 2**20, v[1] / 2**20) for k, v in crossed.items())))
+ok = all(v is not None for v in sum(crossed.values(), ()))
+ok = ok and max(crossed["node_first"]) < 0.1 * p["bytes"]
+ok = ok and min(crossed["two_phase"]) > 0.25 * p["bytes"]
+print("node_first keeps its exchange inside each host:", "yes" if ok else "NO")
+sys.exit(0 if ok else 1)
+PY
   fi
   "$tool" down --dir "$dir" || bad "down after $hosts hosts"
 done

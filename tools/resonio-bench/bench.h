@@ -206,6 +206,9 @@ struct bench_phase {
     long long desired, accessed, ops, regions;
     double time_storage; /* rio_stats, slowest rank */
     double time_agree;   /* rio_stats: the rank that waited longest in the agreement */
+    long long between_hosts; /* bytes sent from host to host in the probe round (each
+                                host's interfaces, as the kernel counts); -1: one host,
+                                or not counted */
     int have_coll;       /* rio_coll_last worked on every call */
     long long resent, copies, coll_bytes, coll_reqs;
     double time_exchange, time_coll_storage; /* per call slowest rank, summed */
@@ -254,6 +257,7 @@ struct bench_point {
     int ncalls;                    /* collective calls per phase */
     long long call_min, call_max;  /* bytes of one rank in one call, over ranks and calls */
     double seconds; /* wall time of the point */
+    int hosts;      /* hosts the job ran on (MPI_COMM_TYPE_SHARED nodes) */
     int nres;
     struct bench_impl_result res[16];
 };

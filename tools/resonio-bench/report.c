@@ -450,6 +450,26 @@ static void sel_line(char *buf, size_t len, const struct bench_point *p, int wri
 
 /* ---- terminal ------------------------------------------------------------------ */
 
+/* "MiB w/r" sent between hosts by each implementation, one line, or ""
+ * when the job ran on one host. */
+static void hosts_line(char *buf, size_t len, const struct bench_point *p)
+{
+    buf[0] = 0;
+    if (p->hosts < 2)
+        return;
+    size_t n = 0;
+    for (int k = 0; k < p->nres && n < len; k++) {
+        const struct bench_impl_result *r = &p->res[k];
+        char w[24], rd[24];
+        if (r->w.between_hosts < 0 && r->r.between_hosts < 0)
+            continue;
+        snprintf(w, sizeof w, r->w.between_hosts < 0 ? "-" : "%.2f", mib(r->w.between_hosts));
+        snprintf(rd, sizeof rd, r->r.between_hosts < 0 ? "-" : "%.2f", mib(r->r.between_hosts));
+        n += (size_t)snprintf(buf + n, len - n, "%s%s %s/%s", n ? ", " : "", r->impl->name, w,
+                              rd);
+    }
+}
+
 void bench_print_point(FILE *to, const struct bench_point *p)
 {
     char fr[32], mr[32];
@@ -491,6 +511,12 @@ void bench_print_point(FILE *to, const struct bench_point *p)
         fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %16s %6s %11s %-16s %s\n",
                 r->impl->name, w, rd, wn, rn, acc, ops, res, reg, tim, cp, rss, ran, ok);
     }
+    char hl[2048];
+    hosts_line(hl, sizeof hl, p);
+    if (hl[0])
+        fprintf(to, "   MiB sent between the %d hosts (write/read, probe round, the hosts' "
+                    "interfaces): %s\n",
+                p->hosts, hl);
     if (any_tgt(p)) {
         fprintf(to, "   sequential fraction at the targets (target 0, 1, ...: all), write | "
                     "read:\n");
@@ -732,6 +758,8 @@ static void json_phase(FILE *f, const struct bench_point *p, const struct bench_
     json_num(f, (double)ph->coll_reqs, ph->have_coll);
     fprintf(f, ", \"resent\": ");
     json_num(f, (double)ph->resent, ph->have_coll);
+    fprintf(f, ", \"between_hosts\": ");
+    json_num(f, (double)ph->between_hosts, ph->between_hosts >= 0);
     fprintf(f, ", \"region\": ");
     json_num(f, ops_of(ph) > 0 ? (double)ph->accessed / (double)ops_of(ph) : 0,
              ph->have_stats && ops_of(ph) > 0);
@@ -1031,6 +1059,13 @@ static void md_point(FILE *f, const struct bench_point *p)
             fprintf(f, "%s- selector of auto, %s: %s\n", w ? "\n" : "", w ? "write" : "read",
                     line);
     }
+    char hl[2048];
+    hosts_line(hl, sizeof hl, p);
+    if (hl[0])
+        fprintf(f, "\n- MiB sent between the %d hosts in the probe round, write/read (every "
+                   "host's network interfaces, as its kernel counted them; the launcher's "
+                   "daemons' messages included): %s\n",
+                p->hosts, hl);
     if (!any_tgt(p))
         return;
     /* counters from OSDs (cephfs) come with bytes; resonio-emud's without */

@@ -118,6 +118,8 @@ struct point_ctx {
     long long call_min, call_max; /* this rank's bytes of one call */
     MPI_Offset ftsize_et;        /* filetype size in etypes */
     MPI_Offset lim_lo, lim_hi;   /* this rank's slice of the limit file */
+    int hosts;                   /* hosts of the job (MPI_COMM_TYPE_SHARED nodes) */
+    int host_leader;             /* the lowest rank of its host: reads its counters */
     unsigned salt;               /* of the data of the current round */
     unsigned char *img, *stream; /* fill()'s buffers, kept for the point */
     size_t imgcap;
@@ -126,6 +128,7 @@ struct point_ctx {
 
 /* What the probe round learns about one phase. */
 struct probe {
+    long long net;   /* bytes this host sent to other hosts (its leader's count) */
     struct rio_stats st;
     int stats_ok;
     int coll_ok, coll_calls;
@@ -327,6 +330,39 @@ static void rss_settle(void)
 #endif
 }
 
+/* ---- bytes between hosts ----------------------------------------------------- */
+
+/* Bytes this host (network namespace) has sent over its interfaces other
+ * than loopback, as the kernel counts them (/proc/net/dev is the calling
+ * process's namespace's): on resonio-hosts' hosts every byte a rank sends
+ * to another host crosses them, and nothing else of the job does but the
+ * launcher's daemons' messages.  -1 when it cannot be read. */
+static long long host_tx_bytes(void)
+{
+    FILE *f = fopen("/proc/net/dev", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    long long sum = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon)
+            continue; /* the two header lines */
+        *colon = 0;
+        char *name = line;
+        while (*name == ' ')
+            name++;
+        if (!strcmp(name, "lo"))
+            continue;
+        unsigned long long v[9];
+        if (sscanf(colon + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) == 9)
+            sum += (long long)v[8]; /* transmitted bytes */
+    }
+    fclose(f);
+    return sum;
+}
+
 /* ---- one round of an MPI-IO implementation --------------------------------- */
 
 static void probe_call(const struct bench_io *io, void *fh, struct probe *pr)
@@ -448,6 +484,7 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
         pr->ran[0] = 0;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    long long tx0 = pr && x->hosts > 1 && x->host_leader ? host_tx_bytes() : 0;
     double t0 = MPI_Wtime();
     for (int c = 0; c < pl->ncalls; c++) {
         const struct bench_call *bc = &pl->calls[c];
@@ -477,6 +514,18 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
     if (io->close(&fh) != MPI_SUCCESS)
         (*err)++;
     double t = MPI_Wtime() - t0;
+    if (pr && x->hosts > 1) {
+        /* every rank's messages of the phase are sent: each host's leader
+         * reads its count again; the sum over hosts is what crossed */
+        MPI_Barrier(MPI_COMM_WORLD);
+        long long d = 0, tx1 = x->host_leader ? host_tx_bytes() : 0;
+        int unread = x->host_leader && (tx0 < 0 || tx1 < 0), any = 0;
+        if (x->host_leader && !unread)
+            d = tx1 - tx0;
+        MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(&unread, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        pr->net = any ? -1 : d;
+    }
     if (x->o->emu || x->o->ceph)
         tgt_read(x, res, err);
     return t;
@@ -736,6 +785,7 @@ static void keep_probe(struct point_ctx *x, const struct probe *pr, int write,
         ph->time_storage = tmax[0];
         ph->time_agree = tmax[1];
     }
+    ph->between_hosts = x->hosts > 1 ? pr->net : -1;
     ph->have_coll = pr->coll_ok && pr->coll_calls > 0;
     if (ph->have_coll) {
         ph->resent = pr->exchanged;
@@ -786,6 +836,16 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
     if (x.rank == 0 && !live_progress())
         fprintf(stderr, "[%d/%d] %s %s\n", index + 1, npoints, p->w->name, p->params);
 
+    {   /* the hosts: bytes between them are counted where there are several */
+        MPI_Comm node;
+        int nrank = 0;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_rank(node, &nrank);
+        MPI_Comm_free(&node);
+        x.host_leader = nrank == 0;
+        MPI_Allreduce(&x.host_leader, &x.hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        p->hosts = x.hosts;
+    }
     char err[256] = "";
     int bad = p->w->setup(p->v, x.rank, x.np, &x.plan, err, sizeof err), any = 0;
     if (!bad) {
@@ -866,6 +926,7 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
     for (int k = 0; k < n; k++) {
         memset(&p->res[k], 0, sizeof p->res[k]);
         p->res[k].impl = &bench_impls[ids[k]];
+        p->res[k].w.between_hosts = p->res[k].r.between_hosts = -1; /* until counted */
         infos[k] = MPI_INFO_NULL;
         if (bench_impls[ids[k]].kind == IMPL_LIMIT)
             continue;
@@ -945,6 +1006,9 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             if (r == 0 && im->kind == IMPL_RESONIO) {
                 keep_probe(&x, &pw, 1, &res->w);
                 keep_probe(&x, &pr, 0, &res->r);
+            } else if (r == 0 && im->kind == IMPL_NATIVE && x.hosts > 1) {
+                res->w.between_hosts = pw.net; /* counted the same way */
+                res->r.between_hosts = pr.net;
             }
             if (r > 0 && im->kind == IMPL_RESONIO) {
                 keep_sel(&x, &sel[0], &res->w);
