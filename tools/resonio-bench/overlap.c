@@ -3,7 +3,7 @@
  * call's I/O hides behind the program's computation, for resonio and for
  * the MPI library's own MPI-IO in one run.
  *
- *   resonio-bench --suite overlap [-size S] [-rounds N] [-dir D] [-o O]
+ *   resonio-bench --suite overlap [-size S] [-rounds N] [-compute cpu|sleep] [-dir D] [-o O]
  *
  * The process asks for MPI_THREAD_MULTIPLE (resonio's collective calls run
  * in the background only there; the MPI library's own MPI-IO gets the same
@@ -15,7 +15,9 @@
  *   blocking  the blocking call of the same kind (write_at, ...): T_io
  *   compute   a CPU loop alone, sized to last T_io (calibrated before the
  *             rounds: it is a fixed amount of work, so I/O that takes the
- *             CPU from it makes it last longer): T_cpu
+ *             CPU from it makes it last longer): T_cpu.  With -compute
+ *             sleep the program sleeps that long instead (a program that
+ *             waits on something else, leaving the cores to the I/O)
  *   overlap   the nonblocking call (or the begin), the same loop, the wait
  *             (or the end): T_total, split into issue, compute and wait
  *
@@ -66,11 +68,21 @@ static int rank, nprocs;
 /* ---- the computation ------------------------------------------------------ */
 
 static volatile double sink;
+static int sleeping; /* -compute sleep: the "computation" leaves the CPU free */
 
 /* n units of CPU work, each a few hundred floating-point operations on a
- * small array that stays in the cache */
+ * small array that stays in the cache; with -compute sleep, as long as
+ * they take, asleep */
+static double rate_cpu;
 static void compute(long long n)
 {
+    if (sleeping) {
+        double s = n / rate_cpu;
+        struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+        while (nanosleep(&ts, &ts) && errno == EINTR)
+            ;
+        return;
+    }
     double a[64];
     for (int i = 0; i < 64; i++)
         a[i] = i * 0.5;
@@ -327,7 +339,7 @@ static int usage_error(const char *msg)
     if (rank == 0)
         fprintf(stderr,
                 "resonio-bench: %s\nusage: resonio-bench --suite overlap [-size S] [-rounds N] "
-                "[-dir D] [-o O]\n",
+                "[-compute cpu|sleep] [-dir D] [-o O]\n",
                 msg);
     MPI_Finalize();
     return 2;
@@ -364,6 +376,10 @@ int bench_overlap_main(int argc, char **argv)
             dir = v;
         } else if (!strcmp(a, "-o")) {
             out = v;
+        } else if (!strcmp(a, "-compute")) {
+            if (strcmp(v, "cpu") && strcmp(v, "sleep"))
+                return usage_error("-compute must be cpu or sleep");
+            sleeping = !strcmp(v, "sleep");
         } else {
             return usage_error("unknown option for the overlap suite");
         }
@@ -402,6 +418,7 @@ int bench_overlap_main(int argc, char **argv)
     if (!buf || !tmp)
         return usage_error("no memory for the buffers");
     double rate = calibrate();
+    rate_cpu = rate;
     if (rank == 0) {
         printf("resonio-bench overlap: %s, %d ranks, thread level %s; %lld MiB per rank and "
                "call, %d rounds (the median shown); files %s, %s\n",
@@ -440,14 +457,16 @@ int bench_overlap_main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         char name[4400];
-        snprintf(name, sizeof name, "%s/overlap-%s-np%d.md", outdir, mpi, nprocs);
+        snprintf(name, sizeof name, "%s/overlap-%s-np%d-%s.md", outdir, mpi, nprocs,
+                 sleeping ? "sleep" : "cpu");
         FILE *md = fopen(name, "w");
         FILE *to[2] = {stdout, md};
         for (int t = 0; t < 2; t++) {
             if (!to[t])
                 continue;
             fprintf(to[t],
-                    "\n## Overlap: %s, %d rank%s, thread level %s, %lld MiB per rank and call\n\n"
+                    "\n## Overlap: %s, %d rank%s, thread level %s, %lld MiB per rank and call, "
+                    "computation: %s\n\n"
                     "%s\n\n"
                     "Each round: the blocking call (T_io), the computation alone (T_cpu, a "
                     "fixed amount of CPU work sized to last T_io), then the nonblocking call, "
@@ -459,7 +478,7 @@ int bench_overlap_main(int argc, char **argv)
                     "| hidden | slower | verified |\n|---|---|---|---|---|---|---|---|---|---|\n",
                     mpi, nprocs, nprocs == 1 ? "" : "s",
                     provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE", size >> 20,
-                    lib, rounds);
+                    sleeping ? "asleep (the cores left free)" : "a CPU loop", lib, rounds);
             for (int k = 0; k < NKINDS; k++)
                 for (int i = 0; i < NIMPLS; i++) {
                     const struct result *r = &res[i][k];
