@@ -76,7 +76,7 @@ static int sleeping; /* -compute sleep: the "computation" leaves the CPU free */
 static double rate_cpu;
 static void compute(long long n)
 {
-    if (sleeping) {
+    if (sleeping && rate_cpu > 0) { /* calibrated: the CPU loop's time, asleep */
         double s = n / rate_cpu;
         struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
         while (nanosleep(&ts, &ts) && errno == EINTR)
