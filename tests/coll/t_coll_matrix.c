@@ -77,7 +77,10 @@
 
 #define UNIT unit_bytes /* 4096, or -unit (CephFS takes 64 KiB and up) */
 #define FACTOR nfactor /* 4, or the emu service's targets when fewer */
-#define REGION (1024 * 1024)
+/* each pattern's region of the file: 1 MiB up to 8 ranks, growing with
+ * the ranks beyond (set in main) */
+#define REGION region_bytes
+static long long region_bytes = 1024 * 1024;
 #define SMALL_CB 16384
 #define RPN 2          /* ranks per virtual node in configuration B */
 #define BG_RANK 1000   /* "rank" of the background pattern of pre-filled holes */
@@ -1063,7 +1066,7 @@ int main(int argc, char **argv)
     if (rt_arg("-unit")) { /* a stripe unit the storage takes (CephFS: 64 KiB up) */
         unit_bytes = atoi(rt_arg("-unit"));
         CHECK(unit_bytes >= 512 && 3 * UNIT * nfactor < REGION, "-unit %d: 512 up, and 3 "
-              "stripes per target inside a %d-byte region", unit_bytes, REGION);
+              "stripes per target inside a %lld-byte region", unit_bytes, REGION);
         if (unit_bytes < 512 || 3 * UNIT * nfactor >= REGION)
             return rt_finish();
     }
@@ -1086,6 +1089,14 @@ int main(int argc, char **argv)
     if (rt_nprocs > 64 || rt_nprocs > (int)(sizeof real_node_of / sizeof real_node_of[0])) {
         CHECK(0, "at most 64 ranks (writer sets are 64-bit masks)");
         return rt_finish();
+    }
+    if (rt_nprocs > 8) { /* interleaved: 64 KiB a rank; unequal: 4 periods of every
+                            rank's block, which grow with the rank */
+        long long period = 0, mib = 1024 * 1024;
+        for (int i = 0; i < rt_nprocs; i++)
+            period += UN_L(i);
+        long long a = (long long)(rt_nprocs + 7) / 8 * mib, b = (5 * period + mib - 1) / mib * mib;
+        region_bytes = a > b ? a : b;
     }
     rt_nodes(real_node_of); /* real nodes as the MPI library sees them */
     rt_path(mpi_path, sizeof mpi_path, "mpi");
