@@ -255,12 +255,18 @@ static inline void ct_target_bytes(const struct rt_list *l, long long unit, int 
  * rank requesting the most bytes on it that is not already an agent,
  * lowest rank on ties.  (With fewer ranks than targets, once every rank
  * is an agent the rule starts over — resonant.c's documented extension,
- * which spreads the roles evenly.)  tb is P x T.
+ * which spreads the roles evenly.)  tb is P x T; agents holds
+ * ct_resonant_nagents(P, T).
  */
 static inline void ct_resonant_agents(const long long *tb, int P, int T, int *agents)
 {
     int *used = calloc((size_t)P, sizeof *used), nused = 0;
-    for (int t = 0; t < T; t++) {
+    /* four or more ranks per target: k = P / 4T agents a target, chosen by
+     * the same rule k times over the targets, agent j of target t at
+     * t * k + j (resonant.c) */
+    int k = P >= 4 * T ? P / (4 * T) : 1;
+    for (int a = 0; a < T * k; a++) {
+        int t = a % T, slot = t * k + a / T;
         int best = -1;
         long long bb = -1;
         if (nused == P) {
@@ -277,9 +283,15 @@ static inline void ct_resonant_agents(const long long *tb, int P, int T, int *ag
         }
         used[best] = 1;
         nused++;
-        agents[t] = best;
+        agents[slot] = best;
     }
     free(used);
+}
+
+/** How many agents resonant gives a call of P ranks on T targets. */
+static inline int ct_resonant_nagents(int P, int T)
+{
+    return P >= 4 * T ? P / (4 * T) * T : T;
 }
 
 /* ---- files on posix or on the emulated storage ------------------------------ */

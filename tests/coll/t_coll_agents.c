@@ -122,7 +122,7 @@ static void agents(const struct agent_case *ac)
 {
     const int P = rt_nprocs, T = 2;
     long long *tb = calloc((size_t)P * T, sizeof *tb);
-    int rule[2];
+    int *rule = calloc((size_t)ct_resonant_nagents(P, T), sizeof *rule);
     struct ct_access a;
     for (int q = 0; q < P; q++) {
         agent_access(ac, q, P, &a);
@@ -135,6 +135,7 @@ static void agents(const struct agent_case *ac)
     CHECK(rule[0] == ac->expect[0] && rule[1] == ac->expect[1],
           "case %s: the rule gives agents %d %d, the table says %d %d (test bug)", ac->name,
           rule[0], rule[1], ac->expect[0], ac->expect[1]);
+    free(rule);
 
     rio_file *fh = open_with("resonant", T, NULL, NULL);
     if (!fh)
