@@ -46,7 +46,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #ifdef __GLIBC__
+/* smpicc's force-included malloc macros break <malloc.h>; under SMPI the
+ * ranks share one process, whose heap no rank trims */
+#if defined(__GLIBC__) && !defined(RIO_SMPI)
 #include <malloc.h>
+#endif
 #endif
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,7 +326,7 @@ static double rss_now_mib(void)
 static void rss_settle(void)
 {
     rio_release_memory(NULL);
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(RIO_SMPI)
     malloc_trim(0);
 #endif
 }
