@@ -7,10 +7,10 @@
 # static library linked into each program: SMPI's dlopen privatization
 # gives each rank its own copy of resonio's globals only for code inside
 # the program.  What SMPI lacks stays out: the Ceph drivers, io_uring,
-# MPICH's extended generalized requests (async.c then completes its
-# requests by MPI_Test polling, as under Open MPI).  Programs run
-# through tools/resonio-smpi/resonio-smpirun, which sets what every run
-# needs.
+# MPICH's extended generalized requests and resonio's I/O threads
+# (nonblocking calls complete at issue time: src/file/async.c); the
+# simgrid: driver (src/store/simgrid.c) comes in.  Programs run through
+# tools/resonio-smpi/resonio-smpirun, which sets what every run needs.
 
 find_program(RESONIO_SMPIRUN NAMES smpirun REQUIRED)
 
@@ -21,7 +21,7 @@ list(FILTER RESONIO_SOURCES EXCLUDE REGEX "/src/store/(cephfs|rados|ceph_common|
 add_library(resonio_smpi STATIC ${RESONIO_SOURCES})
 target_include_directories(resonio_smpi PUBLIC ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/src)
 # RIO_SMPI: the program runs as SMPI's simulated ranks
-target_compile_definitions(resonio_smpi PUBLIC RIO_SMPI=1)
+target_compile_definitions(resonio_smpi PUBLIC RIO_SMPI=1 RIO_HAVE_SIMGRID=1)
 target_link_libraries(resonio_smpi PUBLIC m)
 
 # The runner: smpirun with the settings every run needs, a generated
@@ -30,7 +30,42 @@ configure_file(tools/resonio-smpi/resonio-smpirun.in
   ${CMAKE_BINARY_DIR}/resonio-smpirun @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE
   OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 
-# resonio-bench on the simulated cluster.
+add_executable(t_simgrid tests/smpi/t_simgrid.c)
+target_link_libraries(t_simgrid PRIVATE resonio_smpi)
+
+if(BUILD_TESTING)
+  # The demo's pattern at 4 simulated ranks under every strategy (their
+  # names from src/coll/strategies/list.h) and auto, at 64 under two, every
+  # byte verified; a failed build or run fails, nothing is skipped.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+    ${CMAKE_SOURCE_DIR}/src/coll/strategies/list.h)
+  file(STRINGS ${CMAKE_SOURCE_DIR}/src/coll/strategies/list.h rows REGEX "^RIO_STRATEGY\\(")
+  set(cases)
+  foreach(row ${rows})
+    string(REGEX REPLACE "^RIO_STRATEGY\\(([a-z0-9_]+)\\).*" "\\1" name "${row}")
+    list(APPEND cases "4|${name}")
+  endforeach()
+  list(APPEND cases "4|auto" "64|two_phase" "64|resonant")
+  set(SMPI_RUN ${CMAKE_BINARY_DIR}/resonio-smpirun -timeout 100)
+  foreach(case ${cases})
+    string(REPLACE "|" ";" case "${case}")
+    list(GET case 0 np)
+    list(GET case 1 strategy)
+    add_test(NAME smpi.t_simgrid.${strategy}.np${np}
+      COMMAND ${SMPI_RUN} -np ${np} $<TARGET_FILE:t_simgrid> -strategy ${strategy})
+    set_tests_properties(smpi.t_simgrid.${strategy}.np${np} PROPERTIES LABELS smpi TIMEOUT 120
+      PASS_REGULAR_EXPRESSION "No Errors"
+      FAIL_REGULAR_EXPRESSION "FAIL|Segmentation fault|Execution failed|timed out")
+  endforeach()
+  # the runner's timeout stops the simulator and leaves nothing running
+  add_test(NAME smpi.runner.timeout COMMAND ${CMAKE_COMMAND}
+    -DRUNNER=${CMAKE_BINARY_DIR}/resonio-smpirun -DPROGRAM=$<TARGET_FILE:t_simgrid>
+    -DMARK=resonio-smpi-hang-test -P ${CMAKE_SOURCE_DIR}/tests/smpi/check_timeout.cmake)
+  set_tests_properties(smpi.runner.timeout PROPERTIES LABELS smpi TIMEOUT 90
+    PASS_REGULAR_EXPRESSION "No Errors" FAIL_REGULAR_EXPRESSION "FAIL")
+endif()
+
+# resonio-bench on the simulated cluster (-storage simgrid).
 file(GLOB BENCH_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tools/resonio-bench/*.c)
 add_executable(resonio-bench ${BENCH_SOURCES})
 target_link_libraries(resonio-bench PRIVATE resonio_smpi)

@@ -1,0 +1,36 @@
+/*
+ * simgrid.h — what the simgrid: driver (simgrid.c, built only for SMPI)
+ * tells a program about its simulated storage targets: the same
+ * counters resonio-emud writes to t<i>.stats.csv, in simulated time.
+ */
+#ifndef RIO_STORE_SIMGRID_H
+#define RIO_STORE_SIMGRID_H
+
+#include <stdint.h>
+
+/** The counters of one simulated target since the simulation started (or
+ *  since rio__simgrid_stats_reset). */
+struct rio_simgrid_stats {
+    char host[64];          /* the simulated host serving the target */
+    const char *model;      /* "hdd", "ssd" or "none" (static) */
+    uint64_t requests;      /* requests served */
+    uint64_t accesses;      /* disk accesses (adjacent pieces merged) */
+    uint64_t judged;        /* accesses after the first: those sequentiality counts */
+    uint64_t sequential;    /* of those, starting where the previous ended */
+    uint64_t seek_bytes;    /* head movement */
+    double busy_s;          /* simulated seconds the target served requests */
+    uint64_t revocations;   /* extent locks revoked */
+    uint64_t cache_hits;    /* reads served from the buffer cache */
+    uint64_t bytes_read, bytes_written;
+    uint64_t checksum;      /* of the bytes written, when the data is not kept */
+};
+
+/** The number of simulated targets started so far (by the first open of a
+ *  simgrid: file), at most max of them copied to out, in target order.
+ *  Local; callable from any rank at any time. */
+int rio__simgrid_stats(struct rio_simgrid_stats *out, int max);
+/** Zero every started target's counters (the disk's head and caches
+ *  stay).  Local: call it from one rank between collective phases. */
+void rio__simgrid_stats_reset(void);
+
+#endif /* RIO_STORE_SIMGRID_H */
