@@ -71,3 +71,15 @@ add_executable(resonio-bench ${BENCH_SOURCES})
 target_link_libraries(resonio-bench PRIVATE resonio_smpi)
 target_compile_definitions(resonio-bench PRIVATE
   RIO_CEPH_TOOL="${PROJECT_SOURCE_DIR}/tools/resonio-ceph")
+
+if(BUILD_TESTING)
+  # resonio-bench on the simulated storage: a workload whose datatypes SMPI
+  # builds correctly (no resized types), every strategy and auto, every
+  # byte checked from the targets' objects
+  add_test(NAME smpi.bench.iormpiio.np4
+    COMMAND ${CMAKE_BINARY_DIR}/resonio-smpirun -timeout 100 -np 4 $<TARGET_FILE:resonio-bench>
+            -rounds 1 -noplot -o ${CMAKE_BINARY_DIR}/bench-out -w iormpiio -seg 8k -size 256k)
+  set_tests_properties(smpi.bench.iormpiio.np4 PROPERTIES LABELS smpi TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "every byte verified"
+    FAIL_REGULAR_EXPRESSION "SOME BYTES OR CALLS WRONG|Segmentation fault|Execution failed|timed out")
+endif()

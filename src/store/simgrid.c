@@ -751,3 +751,68 @@ void rio__simgrid_stats_reset(void)
     }
     free(all);
 }
+
+/* ---- reading files from outside ------------------------------------------------ */
+
+/* Target 0 of the targets started so far (the metadata), or NULL. */
+static struct sgtarget *target0(void)
+{
+    size_t count = sg_host_count();
+    sg_host_t *all = sg_host_list();
+    struct sgtarget *T0 = NULL;
+    for (size_t i = 0; i < count && !T0; i++) {
+        struct sgtarget *T = target_of(all[i]);
+        if (T && T->index == 0)
+            T0 = T;
+    }
+    free(all);
+    return T0;
+}
+
+/* Contract in simgrid.h. */
+int rio__simgrid_storage_hosts(void)
+{
+    size_t count = sg_host_count();
+    sg_host_t *all = sg_host_list();
+    int n = 0;
+    for (size_t i = 0; i < count; i++)
+        n += sg_host_get_property_value(all[i], "resonio_storage") != NULL;
+    free(all);
+    return n;
+}
+
+/* Contract in simgrid.h. */
+long long rio__simgrid_file_size(const char *name)
+{
+    struct sgtarget *T0 = target0();
+    struct sgfile *f = T0 ? *file_slot(T0, name) : NULL;
+    return f ? f->size : -1;
+}
+
+/* Contract in simgrid.h. */
+long long rio__simgrid_file_pread(const char *name, void *buf, long long len, long long off)
+{
+    struct sgtarget *T0 = target0();
+    struct sgfile *f = T0 ? *file_slot(T0, name) : NULL;
+    unsigned char *out = buf;
+    if (!f || !f->keep)
+        return -1;
+    if (off >= f->size || len <= 0)
+        return 0;
+    if (len > f->size - off)
+        len = f->size - off;
+    for (long long done = 0; done < len;) {
+        int64_t at = off + done, s = at / f->unit, within = at % f->unit;
+        int64_t n = f->unit - within < len - done ? f->unit - within : len - done;
+        const struct sgobj *o = &f->obj[s % f->count];
+        int64_t obj = s / f->count * f->unit + within;
+        int64_t have = o->data && obj < o->len ? o->len - obj : 0;
+        if (have > n)
+            have = n;
+        if (have > 0)
+            memcpy(out + done, o->data + obj, (size_t)have);
+        memset(out + done + (have > 0 ? have : 0), 0, (size_t)(n - (have > 0 ? have : 0)));
+        done += n;
+    }
+    return len;
+}

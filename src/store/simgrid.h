@@ -33,4 +33,20 @@ int rio__simgrid_stats(struct rio_simgrid_stats *out, int max);
  *  stay).  Local: call it from one rank between collective phases. */
 void rio__simgrid_stats_reset(void);
 
+/** The number of simulated hosts carrying the property resonio_storage
+ *  (the targets found when the hint resonio_simgrid_targets is unset).
+ *  Local. */
+int rio__simgrid_storage_hosts(void);
+
+/** Size of the simgrid: file name (without its prefix) of the targets
+ *  started so far, or -1 when there is none.  Local; no simulated time. */
+long long rio__simgrid_file_size(const char *name);
+/** Read [off, off+len) of file name straight from the targets' objects,
+ *  bypassing the simulation (no simulated time, no counters), for a check
+ *  that must not trust the driver's client: bytes inside the file that no
+ *  object holds read as zero.  The bytes read (fewer at the end of the
+ *  file), or -1 when there is no such file or its data was not kept
+ *  (resonio_simgrid_data=checksum).  Local. */
+long long rio__simgrid_file_pread(const char *name, void *buf, long long len, long long off);
+
 #endif /* RIO_STORE_SIMGRID_H */
