@@ -36,7 +36,9 @@ target_link_libraries(t_simgrid PRIVATE resonio_smpi)
 if(BUILD_TESTING)
   # The demo's pattern at 4 simulated ranks under every strategy (their
   # names from src/coll/strategies/list.h) and auto, at 64 under two, every
-  # byte verified; a failed build or run fails, nothing is skipped.
+  # byte verified; the targets' checksums (resonio_simgrid_data=checksum)
+  # under two strategies each against independent; a failed build or run
+  # fails, nothing is skipped.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/src/coll/strategies/list.h)
   file(STRINGS ${CMAKE_SOURCE_DIR}/src/coll/strategies/list.h rows REGEX "^RIO_STRATEGY\\(")
@@ -45,15 +47,23 @@ if(BUILD_TESTING)
     string(REGEX REPLACE "^RIO_STRATEGY\\(([a-z0-9_]+)\\).*" "\\1" name "${row}")
     list(APPEND cases "4|${name}")
   endforeach()
-  list(APPEND cases "4|auto" "64|two_phase" "64|resonant")
+  list(APPEND cases "4|auto" "64|two_phase" "64|resonant" "4|two_phase|checksum"
+    "64|resonant|checksum")
   set(SMPI_RUN ${CMAKE_BINARY_DIR}/resonio-smpirun -timeout 100)
   foreach(case ${cases})
     string(REPLACE "|" ";" case "${case}")
     list(GET case 0 np)
     list(GET case 1 strategy)
-    add_test(NAME smpi.t_simgrid.${strategy}.np${np}
-      COMMAND ${SMPI_RUN} -np ${np} $<TARGET_FILE:t_simgrid> -strategy ${strategy})
-    set_tests_properties(smpi.t_simgrid.${strategy}.np${np} PROPERTIES LABELS smpi TIMEOUT 120
+    set(data keep)
+    set(name smpi.t_simgrid.${strategy}.np${np})
+    list(LENGTH case len)
+    if(len GREATER 2)
+      list(GET case 2 data)
+      set(name smpi.t_simgrid.${data}.${strategy}.np${np})
+    endif()
+    add_test(NAME ${name} COMMAND ${SMPI_RUN} -np ${np} $<TARGET_FILE:t_simgrid>
+      -strategy ${strategy} -data ${data})
+    set_tests_properties(${name} PROPERTIES LABELS smpi TIMEOUT 120
       PASS_REGULAR_EXPRESSION "No Errors"
       FAIL_REGULAR_EXPRESSION "FAIL|Segmentation fault|Execution failed|timed out")
   endforeach()

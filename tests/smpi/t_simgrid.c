@@ -12,7 +12,13 @@
  * took simulated time.  The error count is reduced; rank 0 prints "No
  * Errors" when it is 0.
  *
- *   t_simgrid [-fname NAME] [-strategy S] [-seg BYTES] [-count N] [-unit BYTES] [-hang 1]
+ * With -data checksum the targets keep only checksums: the same data is
+ * written twice, under -strategy and under independent, and each target's
+ * checksum must come out the same (and not zero) with every byte counted;
+ * reads return zeros.
+ *
+ *   t_simgrid [-fname NAME] [-strategy S] [-seg BYTES] [-count N] [-unit BYTES]
+ *             [-data keep|checksum] [-hang 1]
  *
  * -hang 1 makes the ranks loop in barriers for ever, for the test of
  * resonio-smpirun's timeout.
@@ -27,7 +33,7 @@
 
 #define MAX_TARGETS 64
 
-static int errs;
+static int errs, rank;
 
 #define CHECK(cond, ...)                                                                 \
     do {                                                                                 \
@@ -45,11 +51,87 @@ static unsigned char pattern(long long off)
     return (unsigned char)(off * 7 + off / 4093 + 1);
 }
 
+/* Write buf (mine bytes, view ft from rank * seg) to name under strategy;
+ * rank 0 returns the targets' counters of the write in st (their number). */
+static int write_once(const char *name, MPI_Info info, MPI_Datatype ft, const char *strategy,
+                      long long seg, const unsigned char *buf, long long mine,
+                      struct rio_simgrid_stats *st)
+{
+    rio_file *fh = NULL;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        rio__simgrid_stats_reset();
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info_set(info, "resonio_strategy", strategy);
+    int rc = rio_file_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+    CHECK(rc == MPI_SUCCESS, "open of %s failed: %d", name, rc);
+    if (rc != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    rc = rio_file_set_view(fh, (MPI_Offset)rank * seg, MPI_BYTE, ft, "native", info);
+    CHECK(rc == MPI_SUCCESS, "set_view: %d", rc);
+    rc = rio_file_write_all(fh, buf, (int)mine, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "write_all under %s: %d", strategy, rc);
+    rio_file_close(&fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return rank == 0 ? rio__simgrid_stats(st, MAX_TARGETS) : 0;
+}
+
+/* -data checksum: the same data under two strategies sums the same at
+ * every target; reads return zeros. */
+static void checksums(const char *fname, MPI_Info info, MPI_Datatype ft, const char *strategy,
+                      long long seg, const unsigned char *buf, unsigned char *back,
+                      long long mine, long long total)
+{
+    static struct rio_simgrid_stats st[2][MAX_TARGETS];
+    const char *strategies[2] = {strategy, "independent"};
+    char name[2][256];
+    int n[2];
+    MPI_Info_set(info, "resonio_simgrid_data", "checksum");
+    for (int k = 0; k < 2; k++) {
+        snprintf(name[k], sizeof name[k], "%s.%d", fname, k);
+        n[k] = write_once(name[k], info, ft, strategies[k], seg, buf, mine, st[k]);
+    }
+    if (rank == 0) {
+        unsigned long long written[2] = {0, 0}, nonzero = 0;
+        CHECK(n[0] >= 2 && n[0] == n[1], "%d and %d simulated targets", n[0], n[1]);
+        for (int i = 0; i < n[0] && i < MAX_TARGETS; i++) {
+            CHECK(st[0][i].checksum == st[1][i].checksum,
+                  "target %d: checksum %016llx under %s, %016llx under independent", i,
+                  (unsigned long long)st[0][i].checksum, strategy,
+                  (unsigned long long)st[1][i].checksum);
+            nonzero += st[0][i].checksum != 0;
+            written[0] += st[0][i].bytes_written;
+            written[1] += st[1][i].bytes_written;
+        }
+        CHECK(nonzero > 0, "every target's checksum is 0");
+        CHECK(written[0] == (unsigned long long)total && written[1] == (unsigned long long)total,
+              "targets counted %llu and %llu bytes written, want %lld", written[0], written[1],
+              total);
+        printf("t_simgrid: checksums of %d targets agree under %s and independent\n", n[0],
+               strategy);
+    }
+    rio_file *fh = NULL;
+    int rc = rio_file_open(MPI_COMM_WORLD, name[0], MPI_MODE_RDONLY, info, &fh);
+    CHECK(rc == MPI_SUCCESS, "open of %s for reading: %d", name[0], rc);
+    if (rc != MPI_SUCCESS)
+        return;
+    rio_file_set_view(fh, (MPI_Offset)rank * seg, MPI_BYTE, ft, "native", info);
+    memset(back, 0xff, (size_t)mine);
+    rc = rio_file_read_all(fh, back, (int)mine, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "read_all: %d", rc);
+    long long nonzero = 0;
+    for (long long i = 0; i < mine; i++)
+        nonzero += back[i] != 0;
+    CHECK(!nonzero, "%lld bytes read from a checksum file are not zero", nonzero);
+    rio_file_close(&fh);
+}
+
 int main(int argc, char **argv)
 {
     const char *fname = "simgrid:t_simgrid", *strategy = "two_phase";
     long long seg = 4096, count = 16, unit = 65536;
-    int rank, nprocs;
+    const char *data = "keep";
+    int nprocs;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
@@ -64,6 +146,8 @@ int main(int argc, char **argv)
             count = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "-unit"))
             unit = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "-data"))
+            data = argv[i + 1];
         else if (!strcmp(argv[i], "-hang") && atoi(argv[i + 1]))
             for (;;)
                 MPI_Barrier(MPI_COMM_WORLD);
@@ -83,6 +167,10 @@ int main(int argc, char **argv)
     MPI_Datatype ft;
     MPI_Type_vector((int)count, (int)seg, (int)(seg * nprocs), MPI_BYTE, &ft);
     MPI_Type_commit(&ft);
+    if (!strcmp(data, "checksum")) {
+        checksums(fname, info, ft, strategy, seg, buf, back, mine, total);
+        goto out;
+    }
 
     rio_file *fh = NULL;
     int rc = rio_file_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
@@ -158,6 +246,7 @@ int main(int argc, char **argv)
         CHECK(written == (unsigned long long)total, "targets hold %llu bytes written, want %lld",
               written, total);
     }
+out:;
     int all_errs = 0;
     MPI_Allreduce(&errs, &all_errs, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && !all_errs)
