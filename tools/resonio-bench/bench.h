@@ -440,8 +440,10 @@ void bench_efile_close(struct bench_efile *f);
 
 /* ---- -storage simgrid (sim.c) ----------------------------------------------------- */
 
-/** Check that the platform has o->targets storage hosts.  0, or -1 with a
- *  message (always in the MPI library's build).  Local. */
+/** Check that the simulated ranks have globals of their own (SMPI's
+ *  privatization) and that the platform has o->targets storage hosts.  0,
+ *  or -1 with a message (always in the MPI library's build), the same on
+ *  every rank.  Collective in the SMPI build. */
 int bench_sim_start(const struct bench_opts *o, char *msg, size_t msglen);
 /** The simulated targets' counters since the last reset, as
  *  bench_emu_stats gives them (reset: then zero them).  n, 0 without out,

@@ -22,6 +22,21 @@
 /* Contract in bench.h. */
 int bench_sim_start(const struct bench_opts *o, char *msg, size_t msglen)
 {
+    /* Each rank must have globals of its own (SMPI's privatization, which
+     * resonio-smpirun asks for): resonio keeps per-process state in them.
+     * Without it every rank's `me` is one variable, the last writer's. */
+    static int me = -1;
+    int rank, wrong = 0, any = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    me = rank;
+    MPI_Barrier(MPI_COMM_WORLD);
+    wrong = me != rank;
+    MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+        snprintf(msg, msglen, "the simulated ranks share their globals: run with "
+                 "resonio-smpirun (or smpirun --cfg=smpi/privatization:dlopen)");
+        return -1;
+    }
     int n = rio__simgrid_storage_hosts();
     if (n < o->targets) {
         snprintf(msg, msglen, "-storage simgrid: the platform has %d hosts with the property "
