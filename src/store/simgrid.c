@@ -13,13 +13,15 @@
  * seek and rotation when an access does not start where the last one
  * ended, read-ahead while the disk is idle, the buffer cache that
  * prefetches fill, extent-lock revocations) as simulated time.  A file is
- * striped round-robin over the first striping_factor targets (default
- * all) in units of striping_unit (default 1 MiB), as on resonio-emud.
+ * striped round-robin over striping_factor targets (default all) in units
+ * of striping_unit (default 1 MiB), its first target rotating with the
+ * file's id, as on resonio-emud.
  *
  * A request is split by the layout into one request per target, each
  * sent over the simulated network from the rank's host to the target's
  * (the data with a write, the data back with a read's reply), all sent
- * before the replies are collected.  The bytes themselves move in memory
+ * before the replies are collected, in chunks of 8 MiB as resonio-emud's
+ * client sends them: a target sees the same request stream from both.  The bytes themselves move in memory
  * (the ranks and the servers share one address space) when the server
  * serves the request, so the order of accesses is the simulated order.
  * With resonio_simgrid_data=checksum the data is not kept: writes add to
@@ -37,6 +39,7 @@
 #include "store.h"
 #include "simgrid.h"
 #include "../emu/model.h"
+#include "../emu/proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +56,7 @@
 #define MSG_HEADER 64                  /* simulated bytes of a request's or reply's header */
 #define PIECE_BYTES 16                 /* simulated bytes of one (offset, length) pair */
 #define MAX_TARGETS 1024
+#define CHUNK ((int64_t)8 << 20)       /* stream bytes per flush, as resonio-emud's client */
 
 /* resonio_simgrid_targets, _model, _data. */
 struct sg_settings {
@@ -97,8 +101,8 @@ struct sgfile {
     uint64_t fid;
     int64_t unit, size;
     int count, keep;
-    struct sgtarget **tg;   /* count */
-    struct sgobj *obj;      /* count */
+    struct sgtarget **tg;   /* count: the target of each stripe column */
+    struct sgobj *obj;      /* count: each column's object */
 };
 
 struct sgtarget {
@@ -435,7 +439,10 @@ static int s_open(struct rio_store *st, const char *path, int oflags, mode_t per
             file_free(f);
             return RIO_E_NOMEM;
         }
-        memcpy(f->tg, tg, sizeof *f->tg * (size_t)f->count);
+        /* stripe column j on target (first + j) % n, first rotating with
+         * the file id, as resonio-emud places files */
+        for (int j = 0; j < f->count; j++)
+            f->tg[j] = tg[(int)((f->fid - 1 + (uint64_t)j) % (uint64_t)n)];
         *slot = f;
     }
     struct sfile *sf = calloc(1, sizeof *sf);
@@ -537,16 +544,47 @@ static int req_add(struct sgreq *r, int64_t obj, int64_t len, unsigned char *mem
     return 0;
 }
 
-/* Send the segments, split by the layout into one request per target, and
- * wait for every reply (a prefetch waits only for its requests to
- * arrive). */
+/* Send the requests of the current chunk (one per target holding pieces)
+ * and wait for every reply (a prefetch waits only for its requests to
+ * arrive; its server frees them).  The requests are emptied for the next
+ * chunk. */
+static int flush(struct sfile *sf, int op, struct sgreq **req, sg_comm_t *comms)
+{
+    struct sgfile *f = sf->f;
+    int sent = 0;
+    for (int j = 0; j < f->count; j++) {
+        struct sgreq *r = req[j];
+        if (!r || !r->n)
+            continue;
+        *r = (struct sgreq){r, f, j, op, sf->client, r->p, r->n, r->cap, r->bytes, sf->reply};
+        long size = MSG_HEADER + PIECE_BYTES * (long)r->n + (op == OP_WRITE ? (long)r->bytes : 0);
+        comms[sent++] = sg_mailbox_put_async(sg_mailbox_by_name(f->tg[j]->mbox), &r->self, size);
+        if (op == OP_PREFETCH)
+            req[j] = NULL;
+    }
+    sg_comm_wait_all(comms, (size_t)sent);
+    if (op != OP_PREFETCH)
+        for (int i = 0; i < sent; i++)
+            sg_mailbox_get(sf->reply);
+    for (int j = 0; j < f->count; j++)
+        if (req[j])
+            req[j]->n = 0, req[j]->bytes = 0;
+    return 0;
+}
+
+/* Send the segments, cut at stripe boundaries into one request per
+ * target, in chunks as resonio-emud's client sends them (CHUNK bytes, at
+ * most RIO_EMU_MAX_LIST pieces per target), so that a target sees the
+ * same request stream from both; each chunk's requests all go out before
+ * its replies are awaited. */
 static int rw(struct rio_store *st, int op, const struct seg *sg, int nseg)
 {
     struct sfile *sf = sf_of(st);
     struct sgfile *f = sf->f;
     struct sgreq **req = calloc((size_t)f->count, sizeof *req);
     sg_comm_t *comms = calloc((size_t)f->count, sizeof *comms);
-    int rc = 0, sent = 0;
+    int64_t cbytes = 0;
+    int rc = 0;
     if (!req || !comms) {
         rc = RIO_E_NOMEM;
         goto out;
@@ -557,41 +595,39 @@ static int rw(struct rio_store *st, int op, const struct seg *sg, int nseg)
         while (left > 0 && !rc) {
             int64_t s = off / f->unit, within = off % f->unit;
             int64_t len = f->unit - within < left ? f->unit - within : left;
-            int t = (int)(s % f->count);
-            if (!req[t] && !(req[t] = calloc(1, sizeof *req[t]))) {
+            if (len > CHUNK - cbytes)
+                len = CHUNK - cbytes;
+            int j = (int)(s % f->count);
+            if (!req[j] && !(req[j] = calloc(1, sizeof *req[j]))) {
                 rc = RIO_E_NOMEM;
                 break;
             }
-            rc = req_add(req[t], s / f->count * f->unit + within, len, mem);
+            if (req[j]->n >= RIO_EMU_MAX_LIST) {
+                rc = flush(sf, op, req, comms);
+                cbytes = 0;
+                continue;
+            }
+            if ((rc = req_add(req[j], s / f->count * f->unit + within, len, mem)))
+                break;
             off += len;
             left -= len;
             if (mem)
                 mem += len;
+            if ((cbytes += len) == CHUNK) {
+                rc = flush(sf, op, req, comms);
+                cbytes = 0;
+            }
         }
         if (op == OP_WRITE && sg[i].off + sg[i].len > f->size)
             f->size = sg[i].off + sg[i].len;
     }
-    if (rc)
-        goto out;
-    for (int t = 0; t < f->count; t++) {
-        struct sgreq *r = req[t];
-        if (!r)
-            continue;
-        *r = (struct sgreq){r, f, t, op, sf->client, r->p, r->n, r->cap, r->bytes, sf->reply};
-        long size = MSG_HEADER + PIECE_BYTES * (long)r->n + (op == OP_WRITE ? (long)r->bytes : 0);
-        comms[sent++] = sg_mailbox_put_async(sg_mailbox_by_name(f->tg[t]->mbox), &r->self, size);
-        if (op == OP_PREFETCH)
-            req[t] = NULL; /* the server frees it */
-    }
-    sg_comm_wait_all(comms, (size_t)sent);
-    if (op != OP_PREFETCH)
-        for (int i = 0; i < sent; i++)
-            sg_mailbox_get(sf->reply);
+    if (!rc)
+        rc = flush(sf, op, req, comms);
 out:
-    for (int t = 0; req && t < f->count; t++)
-        if (req[t]) {
-            free(req[t]->p);
-            free(req[t]);
+    for (int j = 0; req && j < f->count; j++)
+        if (req[j]) {
+            free(req[j]->p);
+            free(req[j]);
         }
     free(req);
     free(comms);
