@@ -134,9 +134,12 @@ test)
   # The SMPI build (cmake/smpi.cmake): resonio's engine compiled with
   # SimGrid's smpicc, its collective calls on the simgrid: driver's
   # simulated targets at 4 and 64 simulated ranks, every byte verified,
-  # and the runner's timeout.  A build or run that fails counts as failed.
+  # the runner's timeout, and the simulated targets against resonio-emud
+  # (of the first MPI's build above) on one request stream.  A build or
+  # run that fails counts as failed.
   echo "== smpi: the engine on SimGrid's simulated cluster"
-  if cmake -S . -B build/smpi -DRESONIO_SMPI=ON >/dev/null &&
+  if cmake -S . -B build/smpi -DRESONIO_SMPI=ON -DRESONIO_EMU_BUILD="$PWD/build/${MPIS[0]}" \
+       >/dev/null &&
      cmake --build build/smpi -j"$JOBS" >/dev/null; then
     (cd build/smpi && ctest -L smpi --output-on-failure --timeout 300) 2>&1 | tee "$log" || true
     count

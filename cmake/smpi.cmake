@@ -32,6 +32,14 @@ configure_file(tools/resonio-smpi/resonio-smpirun.in
 
 add_executable(t_simgrid tests/smpi/t_simgrid.c)
 target_link_libraries(t_simgrid PRIVATE resonio_smpi)
+add_executable(t_stream tests/smpi/t_stream.c)
+target_link_libraries(t_stream PRIVATE resonio_smpi)
+
+# A build of resonio for an MPI library, whose resonio-emud and t_stream
+# the test of the simulated targets against resonio-emud's runs (run.sh
+# gives build/<mpi>); without it that one test is not defined.
+set(RESONIO_EMU_BUILD "" CACHE PATH
+  "a build for an MPI library, for the test of the simgrid: targets against resonio-emud")
 
 if(BUILD_TESTING)
   # The demo's pattern at 4 simulated ranks under every strategy (their
@@ -67,6 +75,26 @@ if(BUILD_TESTING)
       PASS_REGULAR_EXPRESSION "No Errors"
       FAIL_REGULAR_EXPRESSION "FAIL|Segmentation fault|Execution failed|timed out")
   endforeach()
+  if(RESONIO_EMU_BUILD)
+    load_cache(${RESONIO_EMU_BUILD} READ_WITH_PREFIX EMU_ RESONIO_MPIEXEC RESONIO_MPI)
+    if(NOT EMU_RESONIO_MPIEXEC)
+      message(FATAL_ERROR "RESONIO_EMU_BUILD=${RESONIO_EMU_BUILD} is not a build of resonio")
+    endif()
+    set(flags "")
+    if(EMU_RESONIO_MPI STREQUAL "openmpi")
+      set(flags " --allow-run-as-root --oversubscribe")
+    endif()
+    string(MD5 hash "${CMAKE_BINARY_DIR}")
+    string(SUBSTRING "${hash}" 0 10 hash)
+    add_test(NAME smpi.model_vs_emud COMMAND ${CMAKE_COMMAND}
+      -DEMUD=${RESONIO_EMU_BUILD}/tools/resonio-emud/resonio-emud
+      -DSTREAM=${RESONIO_EMU_BUILD}/tests/emu/t_stream
+      "-DMPIEXEC=${EMU_RESONIO_MPIEXEC}${flags}"
+      -DRUNNER=${CMAKE_BINARY_DIR}/resonio-smpirun -DSIM_STREAM=$<TARGET_FILE:t_stream>
+      -DDIR=/tmp/rio-model-${hash} -P ${CMAKE_SOURCE_DIR}/tests/smpi/check_model.cmake)
+    set_tests_properties(smpi.model_vs_emud PROPERTIES LABELS smpi TIMEOUT 300
+      PASS_REGULAR_EXPRESSION "No Errors" FAIL_REGULAR_EXPRESSION "FAIL")
+  endif()
   # the runner's timeout stops the simulator and leaves nothing running
   add_test(NAME smpi.runner.timeout COMMAND ${CMAKE_COMMAND}
     -DRUNNER=${CMAKE_BINARY_DIR}/resonio-smpirun -DPROGRAM=$<TARGET_FILE:t_simgrid>
