@@ -119,7 +119,8 @@ if(BUILD_TESTING)
             -rounds 1 -noplot -o ${CMAKE_BINARY_DIR}/bench-out -w iormpiio -seg 8k -size 256k)
   set_tests_properties(smpi.bench.iormpiio.np4 PROPERTIES LABELS smpi TIMEOUT 120
     PASS_REGULAR_EXPRESSION "every byte verified"
-    FAIL_REGULAR_EXPRESSION "SOME BYTES OR CALLS WRONG|Segmentation fault|Execution failed|timed out")
+    FAIL_REGULAR_EXPRESSION
+    "SOME BYTES OR CALLS WRONG|Segmentation fault|Execution failed|timed out")
   # run without privatization (a later --cfg overrides the runner's), the
   # bench refuses to start instead of mixing the ranks' state
   add_test(NAME smpi.bench.no_privatization

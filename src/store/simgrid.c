@@ -21,9 +21,10 @@
  * sent over the simulated network from the rank's host to the target's
  * (the data with a write, the data back with a read's reply), all sent
  * before the replies are collected, in chunks of 8 MiB as resonio-emud's
- * client sends them: a target sees the same request stream from both.  The bytes themselves move in memory
- * (the ranks and the servers share one address space) when the server
- * serves the request, so the order of accesses is the simulated order.
+ * client sends them: a target sees the same request stream from both.
+ * The bytes themselves move in memory (the ranks and the servers share
+ * one address space) when the server serves the request, so the order of
+ * accesses is the simulated order.
  * With resonio_simgrid_data=checksum the data is not kept: writes add to
  * a per-target sum of (offset, byte) pairs and reads return zeros, for
  * runs too large to hold.
@@ -154,10 +155,14 @@ static struct sgtarget *target_of(sg_host_t h)
 
 /* ---- the server ------------------------------------------------------------------ */
 
+/* Add len bytes written at object offset obj to T's checksum: a sum over
+ * the bytes, so the order of the writes does not matter. */
 static void fold(struct sgtarget *T, int64_t obj, const unsigned char *p, int64_t len)
 {
-    for (int64_t i = 0; i < len; i++)
-        T->st.checksum += (uint64_t)(p[i] + 1) * (((uint64_t)(obj + i) * 0x9e3779b97f4a7c15ULL) | 1);
+    for (int64_t i = 0; i < len; i++) {
+        uint64_t at = (uint64_t)(obj + i);
+        T->st.checksum += (uint64_t)(p[i] + 1) * ((at * 0x9e3779b97f4a7c15ULL) | 1);
+    }
 }
 
 static int obj_reserve(struct sgobj *o, int64_t need)
