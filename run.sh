@@ -5,6 +5,7 @@
 #   ./run.sh test   build, then run the whole test suite under MPICH and
 #                   Open MPI, plus the unit tests under ASan/UBSan, the
 #                   threaded test and the unit tests under ThreadSanitizer,
+#                   the SMPI build's tests on SimGrid's simulated cluster,
 #                   and the libFuzzer targets (tests/fuzz) for 20 s each
 # Each installs the Debian packages it needs when run as root; otherwise it
 # prints the apt-get line and exits non-zero.
@@ -15,7 +16,7 @@ PKGS=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi
       gnuplot-nox clang libhdf5-mpich-dev libhdf5-openmpi-dev libpnetcdf-dev
       python3-mpi4py python3-h5py-mpi
       ceph-mon ceph-osd ceph-mds ceph-fuse fuse ceph-common python3-rados librados-dev libcephfs-dev
-      iproute2 util-linux)
+      iproute2 util-linux libsimgrid-dev)
 MPIS=(${RESONIO_MPIS:-mpich openmpi})
 JOBS=2
 
@@ -130,6 +131,22 @@ test)
   (cd build/tsan && ctest -R "$re" --output-on-failure --timeout 300) 2>&1 |
     tee "$log" || true
   count
+  # The SMPI build (cmake/smpi.cmake): resonio's engine compiled with
+  # SimGrid's smpicc, its collective calls on the simgrid: driver's
+  # simulated targets at 4 and 64 simulated ranks, every byte verified,
+  # the runner's timeout, and the simulated targets against resonio-emud
+  # (of the first MPI's build above) on one request stream.  A build or
+  # run that fails counts as failed.
+  echo "== smpi: the engine on SimGrid's simulated cluster"
+  if cmake -S . -B build/smpi -DRESONIO_SMPI=ON -DRESONIO_EMU_BUILD="$PWD/build/${MPIS[0]}" \
+       >/dev/null &&
+     cmake --build build/smpi -j"$JOBS" >/dev/null; then
+    (cd build/smpi && ctest -L smpi --output-on-failure --timeout 300) 2>&1 | tee "$log" || true
+    count
+  else
+    echo "smpi: the SMPI build FAILED"
+    failed=$((failed + 1))
+  fi
   rm -f "$log"
   # The emulated storage's message parser and dataloop deserializer under
   # libFuzzer (clang, no MPI), from the committed seed corpus; each target

@@ -135,7 +135,11 @@ static int code_from_ring(int cls, const char *text)
             return cls;
         ring_codes[cls][slot] = code;
     }
-    MPI_Add_error_string(ring_codes[cls][slot], text);
+    /* a copy: MPI-3 declares the string const, MPI-2 libraries (SimGrid's
+     * SMPI) char *; a buffer of our own suits both without a cast */
+    char copy[MPI_MAX_ERROR_STRING];
+    snprintf(copy, sizeof copy, "%s", text);
+    MPI_Add_error_string(ring_codes[cls][slot], copy);
     return ring_codes[cls][slot];
 }
 

@@ -33,7 +33,8 @@
  *           functions are looked up at run time (dlsym), so nothing links
  *           against Open MPI's internals.
  *   none    none of these (an MPI library without either hook, or the
- *           progress functions not found), or RESONIO_IO_THREADS is 0:
+ *           progress functions not found), RESONIO_IO_THREADS is 0, or
+ *           the SMPI build (RIO_SMPI: SimGrid's simulated ranks):
  *           rw.c does the work at issue time and returns a request
  *           already complete, as before.
  *
@@ -179,7 +180,15 @@ int rio__async_mode(void)
         return m;
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
-    if (threads_wanted() == 0)
+#ifdef RIO_SMPI
+    /* SimGrid's simulated ranks are contexts of one process that the
+     * simulator schedules: a thread of our own could neither call into it
+     * nor take simulated time */
+    int no_threads = 1;
+#else
+    int no_threads = threads_wanted() == 0;
+#endif
+    if (no_threads)
         m = RIO_ASYNC_NONE;
     else if (level == MPI_THREAD_MULTIPLE)
         m = RIO_ASYNC_THREAD;

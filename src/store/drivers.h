@@ -28,6 +28,11 @@ RIO_STORE_PREFIX("rados:", rados)   /* RADOS objects of a pool, striped */
 #else
 RIO_STORE_ABSENT("rados:")
 #endif
+#ifdef RIO_HAVE_SIMGRID               /* the SMPI build (cmake/smpi.cmake) */
+RIO_STORE_PREFIX("simgrid:", simgrid) /* striped storage on SimGrid's simulated hosts */
+#else
+RIO_STORE_ABSENT("simgrid:")
+#endif
 RIO_STORE_ABSENT("pvfs2:")
 RIO_STORE_ABSENT("gpfs:")
 RIO_STORE_ABSENT("daos:")

@@ -11,7 +11,7 @@
  *
  * Usage: test_emu_disk
  */
-#include "emud.h"
+#include "emu/model.h"
 
 #include <math.h>
 
@@ -20,20 +20,20 @@
 #define KIB 1024
 #define MS 1e-3
 
-static struct emud_cfg cfg;
+static struct rio_emu_disk_cfg cfg;
 
-static struct emud_disk fresh(void)
+static struct rio_emu_disk fresh(void)
 {
-    return (struct emud_disk){.head = -1};
+    return (struct rio_emu_disk){.head = -1};
 }
 
 /* Seconds for one access after idle seconds of idling. */
-static double access_after(struct emud_disk *d, double idle, int64_t addr, int64_t len, int write)
+static double access_after(struct rio_emu_disk *d, double idle, int64_t addr, int64_t len, int write)
 {
     int seq;
     int64_t seek;
     d->idle = idle;
-    return emud_model_access(&cfg, d, addr, len, write, &seq, &seek);
+    return rio__emu_model_access(&cfg, d, addr, len, write, &seq, &seek);
 }
 
 static int near(double a, double b)
@@ -43,12 +43,12 @@ static int near(double a, double b)
 
 int main(void)
 {
-    emud_cfg_defaults(&cfg);
-    cfg.model = MODEL_HDD;
+    rio__emu_model_defaults(&cfg);
+    cfg.model = RIO_EMU_MODEL_HDD;
     const int64_t A = (int64_t)1 << 30, L = 256 * KIB, RA = (int64_t)cfg.readahead_kib * KIB;
     const double over = cfg.overhead_us * 1e-6, media = (double)L / (cfg.rate_mbs * 1e6),
                  bus = (double)L / 300e6;
-    struct emud_disk d;
+    struct rio_emu_disk d;
     double t;
 
     /* in order, each request waiting behind the last: the media rate */

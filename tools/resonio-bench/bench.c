@@ -12,7 +12,9 @@
  * -storage emu, rank 0 runs a resonio-emud service of its own for the
  * run (emu.c) and the outputs are named <mpi>-emu-np<N>, so runs at
  * several rank counts can share one output directory, whose report then
- * shows the resonance figures (figures.c) from all of them.
+ * shows the resonance figures (figures.c) from all of them.  With
+ * -storage simgrid (the SMPI build) ranks and storage are simulated
+ * (sim.c) and the outputs are named <mpi>-simgrid-np<N>.
  *
  * Exit status: 0 when every byte of every round verified, 1 when not,
  * 2 for bad input (one line saying why, then the usage, on stderr).
@@ -92,7 +94,10 @@ static void mpi_meta(struct bench_meta *m)
     int n = 0;
     MPI_Get_library_version(v, &n);
     v[n < (int)sizeof v ? n : (int)sizeof v - 1] = 0;
-    m->mpi = strstr(v, "Open MPI") ? "openmpi" : strstr(v, "MPICH") ? "mpich" : "mpi";
+    m->mpi = strstr(v, "Open MPI") ? "openmpi"
+             : strstr(v, "MPICH")  ? "mpich"
+             : strstr(v, "SMPI")   ? "smpi"
+                                   : "mpi";
     size_t l = strcspn(v, "\n");
     snprintf(m->mpi_version, sizeof m->mpi_version, "%.*s", (int)l, v);
     /* keep it to one readable line: collapse runs of spaces and tabs */
@@ -259,6 +264,13 @@ int main(int argc, char **argv)
         snprintf(m.tag, sizeof m.tag, "%s-emu-np%d", m.mpi, np);
         snprintf(m.fstype, sizeof m.fstype, "emu");
     }
+    if (o.sim) { /* the simulated targets: the driver starts them at the first open */
+        ok = bench_sim_start(&o, msg, sizeof msg) == 0;
+        if (!ok)
+            return bad_input(rank, msg);
+        snprintf(m.tag, sizeof m.tag, "%s-simgrid-np%d", m.mpi, np);
+        snprintf(m.fstype, sizeof m.fstype, "simgrid");
+    }
     if (o.ceph) { /* rank 0 runs the cluster; the data files go to its mount or pool */
         if (start_service(rank, bench_ceph_start, &o, o.ceph_dir, sizeof o.ceph_dir))
             return 1;
@@ -287,6 +299,13 @@ int main(int argc, char **argv)
             if (o.skipped & o.impl_mask)
                 printf("resonio-bench: native (the MPI library cannot open emu: files) and limit "
                        "(POSIX I/O) do not run on the emulated storage: skipped\n");
+        } else if (o.sim) {
+            char su[32];
+            bench_fmt_size(su, sizeof su, o.stripe);
+            printf("resonio-bench: %s (%s), %d simulated ranks; data on %d simulated targets, "
+                   "model %s, stripe unit %s; %d points, %d timed rounds + 1 probe round each; "
+                   "every time is simulated\n",
+                   m.mpi, m.mpi_version, np, o.targets, o.model, su, o.npoints, o.rounds);
         } else if (o.rados) {
             printf("resonio-bench: %s (%s), %d ranks; data in rados:resonio/ of the cluster in "
                    "%s; %d points, %d timed rounds + 1 probe round each\n",

@@ -291,6 +291,9 @@ struct bench_opts {
     int bluestore; /* -ceph-store bluestore: OSDs on (sparse) block files, not in memory */
     const char *ceph_tool; /* -ceph-tool: the resonio-ceph program (NULL: the source tree's) */
     char ceph_dir[128];    /* the running cluster's directory (set by main) */
+    /* -storage simgrid: the simgrid: driver's simulated targets (sim.c; the
+     * SMPI build only, where it is the default) */
+    int sim;
 };
 
 /** resonio-bench --suite overlap (overlap.c): MPI_Init_thread to
@@ -438,6 +441,23 @@ int bench_efile_open(const char *dir, const char *name, struct bench_efile *f);
 long long bench_efile_pread(const struct bench_efile *f, unsigned char *buf, long long len,
                             long long off);
 void bench_efile_close(struct bench_efile *f);
+
+/* ---- -storage simgrid (sim.c) ----------------------------------------------------- */
+
+/** Check that the simulated ranks have globals of their own (SMPI's
+ *  privatization) and that the platform has o->targets storage hosts.  0,
+ *  or -1 with a message (always in the MPI library's build), the same on
+ *  every rank.  Collective in the SMPI build. */
+int bench_sim_start(const struct bench_opts *o, char *msg, size_t msglen);
+/** The simulated targets' counters since the last reset, as
+ *  bench_emu_stats gives them (reset: then zero them).  n, 0 without out,
+ *  or -1.  Rank 0. */
+int bench_sim_stats(const struct bench_opts *o, int reset, struct bench_tgt *out, int max);
+/** Size of simgrid: file name (without the prefix), -1 when absent. */
+long long bench_sim_size(const char *name);
+/** Read [off, off+len) of it straight from the targets' objects: the
+ *  bytes read, fewer only at the end of the file, or -1. */
+long long bench_sim_pread(const char *name, unsigned char *buf, long long len, long long off);
 
 /* ---- the resonance experiments (figures.c) ----------------------------------------------- */
 

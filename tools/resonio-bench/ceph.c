@@ -78,6 +78,8 @@ const char *bench_storage_tag(const struct bench_opts *o)
 {
     if (o->emu)
         return "-emu";
+    if (o->sim)
+        return "-simgrid";
     if (!o->ceph)
         return "";
     if (o->rados)

@@ -104,9 +104,9 @@ void bench_usage(FILE *to)
     fprintf(to,
             "usage: resonio-bench [--suite default|full|emu] [-impl LIST] [-rounds N] [-dir DIR]\n"
             "                     [-o DIR] [-sync] [-noplot] [-list] [-dry]\n"
-            "                     [-storage posix|emu|cephfs|rados [-targets N] [-model M]\n"
-            "                      [-stripe SIZE] [-time-scale F] [-emud PATH] [-ceph-tool PATH]\n"
-            "                      [-ceph-store memstore|bluestore]]\n"
+            "                     [-storage posix|emu|cephfs|rados|simgrid [-targets N]\n"
+            "                      [-model M] [-stripe SIZE] [-time-scale F] [-emud PATH]\n"
+            "                      [-ceph-tool PATH] [-ceph-store memstore|bluestore]]\n"
             "                     [-w WORKLOAD [-PARAM VALUE[,VALUE...]] [-hint KEY=VALUE]...\n"
             "                      [-impls LIST]]...\n"
             "  --suite S   run a predefined suite (default when no -w is given); emu: the\n"
@@ -151,8 +151,12 @@ void bench_usage(FILE *to)
             "              (-stripe x -targets, 4 MiB objects), checked from the objects with\n"
             "              librados; resonio only, with direct_list and direct_lua (the direct\n"
             "              strategy with list I/O or the OSDs' lua class forced) beside direct\n"
-            "  -targets N  emu targets, cephfs and rados stripe count (default 4)\n"
-            "  -model M    emu: hdd (default), ssd or none\n"
+            "              or simgrid: the SMPI build's only storage (run it with\n"
+            "              resonio-smpirun): files simgrid:<name> on -targets of the simulated\n"
+            "              platform's storage hosts, checked from their objects; resonio only;\n"
+            "              every time is simulated\n"
+            "  -targets N  emu and simgrid targets, cephfs and rados stripe count (default 4)\n"
+            "  -model M    emu, simgrid: hdd (default), ssd or none\n"
             "  -stripe S   striping_unit of the files (default 64k; striping_factor: -targets)\n"
             "  -time-scale F  emu: wait F times the modelled service time (default 1)\n"
             "  -ceph-tool PATH  the resonio-ceph program (default: the source tree's)\n"
@@ -466,9 +470,20 @@ static int set_option(const char *arg, const char *val, struct bench_opts *o, ch
         o->out = val;
     } else if (is_flag(arg, "storage")) {
         if (strcmp(val, "posix") && strcmp(val, "emu") && strcmp(val, "cephfs") &&
-            strcmp(val, "rados"))
-            return err_msg(msg, len, "-storage must be posix, emu, cephfs or rados, not '%s'",
-                           val);
+            strcmp(val, "rados") && strcmp(val, "simgrid"))
+            return err_msg(msg, len,
+                           "-storage must be posix, emu, cephfs, rados or simgrid, not '%s'", val);
+#ifdef RIO_SMPI
+        if (strcmp(val, "simgrid"))
+            return err_msg(msg, len, "-storage %s: this resonio-bench runs on SimGrid's "
+                                     "simulated cluster, whose storage is simgrid", val);
+#else
+        if (!strcmp(val, "simgrid"))
+            return err_msg(msg, len, "-storage simgrid: this resonio-bench was built for an "
+                                     "MPI library; the SMPI build (cmake -DRESONIO_SMPI=ON) "
+                                     "runs on SimGrid");
+#endif
+        o->sim = !strcmp(val, "simgrid");
         o->emu = !strcmp(val, "emu");
         o->rados = !strcmp(val, "rados");
         o->ceph = o->rados || !strcmp(val, "cephfs");
@@ -643,12 +658,16 @@ int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *m
             return -1;
         o->suite = "default";
     }
+#ifdef RIO_SMPI
+    o->sim = 1; /* the only storage of the simulated cluster */
+#else
     if (!storage_given && o->suite && !strcmp(o->suite, "emu"))
         o->emu = 1;
+#endif
     for (int i = 0; i < bench_nimpls; i++) {
         /* the MPI library cannot open emu: or rados: files, and limit is
          * POSIX I/O; the rados: variants run there only, by default */
-        if ((o->emu || o->rados) && bench_impls[i].kind != IMPL_RESONIO)
+        if ((o->emu || o->rados || o->sim) && bench_impls[i].kind != IMPL_RESONIO)
             o->skipped |= 1u << i;
         if (bench_impls[i].rados && !o->rados)
             o->skipped |= 1u << i;
@@ -659,6 +678,9 @@ int bench_parse(int argc, char **argv, int nprocs, struct bench_opts *o, char *m
         if (!bench_point_impls(o, &o->points[i]))
             return err_msg(msg, len, "%s %s: no implementation to run%s", o->points[i].w->name,
                            o->points[i].params,
-                           o->emu ? " on -storage emu" : o->rados ? " on -storage rados" : "");
+                           o->emu     ? " on -storage emu"
+                           : o->rados ? " on -storage rados"
+                           : o->sim   ? " on -storage simgrid"
+                                      : "");
     return 0;
 }

@@ -841,6 +841,11 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
                 "{\"kind\": \"emu\", \"targets\": %d, \"model\": \"%s\", \"stripe_unit\": %lld, "
                 "\"time_scale\": %g}",
                 o->targets, o->model, o->stripe, o->time_scale);
+    else if (o->sim)
+        fprintf(f,
+                "{\"kind\": \"simgrid\", \"targets\": %d, \"model\": \"%s\", "
+                "\"stripe_unit\": %lld}",
+                o->targets, o->model, o->stripe);
     else
         fprintf(f, "{\"kind\": \"posix\"}");
     fprintf(f, ",\n  \"rounds\": %d,\n  \"sync\": %s,\n  \"points\": [", o->rounds,
@@ -1150,6 +1155,18 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
         if (o->skipped & o->impl_mask)
             fprintf(f, "- not run here: native (the MPI library cannot open `emu:` files) and "
                        "limit (POSIX I/O)\n");
+    } else if (o->sim) {
+        char su[32];
+        bench_fmt_size(su, sizeof su, o->stripe);
+        fprintf(f, "## %s, %d simulated ranks, simulated storage\n\n", m->mpi, m->nprocs);
+        fprintf(f,
+                "- storage: SimGrid's simulated cluster (the SMPI build, resonio-smpirun); files "
+                "`simgrid:<name>` striped over %d storage hosts of the platform with a %s stripe "
+                "unit, each target charging the emulated storage's %s disk model as simulated "
+                "time; each round's file checked from the targets' objects\n"
+                "- every time and throughput here is simulated time, not this machine's\n"
+                "- not run here: native (SMPI's MPI-IO) and limit (POSIX I/O)\n",
+                o->targets, su, o->model);
     } else if (o->rados) {
         char su[32], os[32];
         bench_fmt_size(su, sizeof su, o->stripe);
@@ -1190,7 +1207,7 @@ static int write_md(const struct bench_opts *o, const struct bench_meta *m, char
 
     /* targets (they compare with native and limit, which do not run on emu) */
     int met = 0, spread = 0, missed = 0, beyond = 0;
-    if (o->emu || o->rados)
+    if (o->emu || o->rados || o->sim)
         goto plots;
     fprintf(f, "\n### Targets\n\nEach row compares the medians of this run (write, read: "
                "resonio auto / native, or auto / limit). \"auto >= native\" allows the spread the "

@@ -31,7 +31,9 @@
  * rank 0 resets the targets' counters (after a barrier: every rank is
  * done with the previous phase) and reads them after the close, outside
  * the timing; they add up over the rounds into the phase's per-target
- * sequentiality.
+ * sequentiality.  On the simulated cluster (-storage simgrid) the same
+ * holds for simgrid:<name>, checked from the simulated targets' objects
+ * (sim.c).
  *
  * `indep_calls` replaces each collective call by independent calls: one
  * rio_file_write_at/read_at per contiguous file piece when the workload
@@ -46,7 +48,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #ifdef __GLIBC__
+/* smpicc's force-included malloc macros break <malloc.h>; under SMPI the
+ * ranks share one process, whose heap no rank trims */
+#if defined(__GLIBC__) && !defined(RIO_SMPI)
 #include <malloc.h>
+#endif
 #endif
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,9 +169,11 @@ static long long bytes_differ(const unsigned char *a, const unsigned char *b, si
  * buffers held (read-modify-write past the end of a new file), which does
  * not change the data but is worth reporting. */
 /* Where check_file reads the file from: a POSIX descriptor, the emulated
- * storage's object files or a rados: file's objects. */
+ * storage's object files, a rados: file's objects or the simulated
+ * targets' objects. */
 struct stored {
     int fd;
+    const char *name; /* a simgrid: file's name, without the prefix */
     struct bench_efile ef;
 #ifdef BENCH_HAVE_RADOS
     struct bench_rfile rf;
@@ -182,6 +190,11 @@ static long long stored_emu(const struct stored *s, unsigned char *buf, long lon
                             long long off)
 {
     return bench_efile_pread(&s->ef, buf, len, off);
+}
+static long long stored_sim(const struct stored *s, unsigned char *buf, long long len,
+                            long long off)
+{
+    return bench_sim_pread(s->name, buf, len, off);
 }
 #ifdef BENCH_HAVE_RADOS
 static long long stored_rados(const struct stored *s, unsigned char *buf, long long len,
@@ -242,6 +255,10 @@ static long long check_file(struct point_ctx *x, MPI_Offset size, int limit, lon
         }
         sf.pread = stored_emu;
         have = sf.ef.size;
+    } else if (x->o->sim) {
+        sf.name = x->path + strlen("simgrid:");
+        sf.pread = stored_sim;
+        have = bench_sim_size(sf.name);
     } else if (x->o->rados) {
 #ifdef BENCH_HAVE_RADOS
         char conf[sizeof x->o->ceph_dir + 16];
@@ -278,7 +295,7 @@ static long long check_file(struct point_ctx *x, MPI_Offset size, int limit, lon
     else if (x->o->rados)
         bench_rfile_close(&sf.rf);
 #endif
-    else
+    else if (sf.fd >= 0)
         close(sf.fd);
     return bad;
 }
@@ -325,7 +342,7 @@ static double rss_now_mib(void)
 static void rss_settle(void)
 {
     rio_release_memory(NULL);
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(RIO_SMPI)
     malloc_trim(0);
 #endif
 }
@@ -415,6 +432,17 @@ static int indep_call(struct point_ctx *x, const struct bench_io *io, void *fh,
     return MPI_SUCCESS;
 }
 
+/* The storage's counters (emu, cephfs or rados, simgrid), as bench_emu_stats
+ * gives them.  Rank 0. */
+static int storage_stats(const struct bench_opts *o, int reset, struct bench_tgt *t, int max)
+{
+    if (o->ceph)
+        return bench_ceph_stats(o, reset, t, max);
+    if (o->sim)
+        return bench_sim_stats(o, reset, t, max);
+    return bench_emu_stats(o, reset, t, max);
+}
+
 /* The targets' counters of one phase (emu), added to res (rank 0).
  * Collective: the barrier makes sure every rank is done with the phase. */
 static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *err)
@@ -423,11 +451,10 @@ static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *er
     MPI_Barrier(MPI_COMM_WORLD);
     if (x->rank != 0)
         return;
-    int n = x->o->ceph ? bench_ceph_stats(x->o, 0, t, BENCH_MAX_TARGETS)
-                       : bench_emu_stats(x->o, 0, t, BENCH_MAX_TARGETS);
+    int n = storage_stats(x->o, 0, t, BENCH_MAX_TARGETS);
     if (n < 0 || (res->ntgt && n != res->ntgt)) {
         fprintf(stderr, "resonio-bench: cannot read the counters of the storage in %s\n",
-                x->o->ceph ? x->o->ceph_dir : x->o->emu_dir);
+                x->o->ceph ? x->o->ceph_dir : x->o->sim ? "the simulation" : x->o->emu_dir);
         (*err)++;
         return;
     }
@@ -458,11 +485,10 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
     const struct bench_io *io = bench_io_of(im);
     const struct bench_plan *pl = &x->plan;
     void *fh = NULL;
-    if (x->o->emu || x->o->ceph) {
+    if (x->o->emu || x->o->ceph || x->o->sim) {
         /* every rank is done with the previous phase before the reset */
         MPI_Barrier(MPI_COMM_WORLD);
-        if (x->rank == 0 && (x->o->ceph ? bench_ceph_stats(x->o, 1, NULL, 0)
-                                        : bench_emu_stats(x->o, 1, NULL, 0)) < 0)
+        if (x->rank == 0 && storage_stats(x->o, 1, NULL, 0) < 0)
             (*err)++;
         MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -526,7 +552,7 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
         MPI_Allreduce(&unread, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         pr->net = any ? -1 : d;
     }
-    if (x->o->emu || x->o->ceph)
+    if (x->o->emu || x->o->ceph || x->o->sim)
         tgt_read(x, res, err);
     return t;
 }
@@ -536,7 +562,7 @@ static void remove_file(struct point_ctx *x, MPI_Info info)
 {
     if (x->rank != 0)
         return;
-    if (x->o->emu || x->o->rados)
+    if (x->o->emu || x->o->rados || x->o->sim)
         rio_file_delete(x->path, info);
     else
         unlink(x->path);
@@ -844,6 +870,9 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
         MPI_Comm_free(&node);
         x.host_leader = nrank == 0;
         MPI_Allreduce(&x.host_leader, &x.hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+#ifdef RIO_SMPI
+        x.hosts = 1; /* simulated hosts: this machine's interfaces count nothing of theirs */
+#endif
         p->hosts = x.hosts;
     }
     char err[256] = "";
@@ -899,6 +928,8 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
         snprintf(x.path, sizeof x.path, "emu:resonio-bench.%s", p->w->name);
     else if (o->rados)
         snprintf(x.path, sizeof x.path, "rados:resonio/resonio-bench.%s", p->w->name);
+    else if (o->sim)
+        snprintf(x.path, sizeof x.path, "simgrid:resonio-bench.%s", p->w->name);
     else
         snprintf(x.path, sizeof x.path, "%s/resonio-bench.%s.dat", o->dir, p->w->name);
 
@@ -934,10 +965,12 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             MPI_Info_create(&infos[k]);
         if (bench_impls[ids[k]].kind == IMPL_RESONIO)
             MPI_Info_set(infos[k], "resonio_strategy", bench_impls[ids[k]].strategy);
-        if (o->emu || o->rados) {
+        if (o->emu || o->rados || o->sim) {
             char v[32];
             if (o->emu)
                 MPI_Info_set(infos[k], "resonio_emu_dir", o->emu_dir);
+            if (o->sim)
+                MPI_Info_set(infos[k], "resonio_simgrid_model", o->model);
             snprintf(v, sizeof v, "%lld", o->stripe);
             MPI_Info_set(infos[k], "striping_unit", v);
             snprintf(v, sizeof v, "%d", o->targets);

@@ -82,6 +82,16 @@ static int num(const char *opt, const char *v, double lo, double hi, double *out
     return 0;
 }
 
+/* Contract in emud.h. */
+void emud_cfg_defaults(struct emud_cfg *c)
+{
+    rio__emu_model_defaults(&c->disk);
+    c->time_scale = 1.0;
+    c->elevator = 1;
+    c->stall_s = 60;
+    c->log_cap = 1L << 18;
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -98,19 +108,19 @@ static int parse(int argc, char **argv, struct opts *o)
             double lo, hi, *dst;
         } dbl[] = {
             {"--time-scale", 0, 1e6, &o->cfg.time_scale},
-            {"--seek-ms", 0, 1e4, &o->cfg.seek_ms},
-            {"--track-ms", 0, 1e4, &o->cfg.track_ms},
-            {"--rpm", 1, 1e6, &o->cfg.rpm},
-            {"--rate-mbs", 1e-3, 1e9, &o->cfg.rate_mbs},
-            {"--track-kib", 0, 1e9, &o->cfg.track_kib},
-            {"--readahead-kib", 0, 1e9, &o->cfg.readahead_kib},
-            {"--overhead-us", 0, 1e9, &o->cfg.overhead_us},
-            {"--capacity-gb", 1e-3, 1e9, &o->cfg.capacity_gb},
-            {"--ssd-lat-us", 0, 1e9, &o->cfg.ssd_lat_us},
-            {"--ssd-mbs", 1e-3, 1e9, &o->cfg.ssd_mbs},
-            {"--revoke-us", 0, 1e9, &o->cfg.revoke_us},
-            {"--cache-mib", 0, 1e7, &o->cfg.cache_mib},
-            {"--cache-mbs", 1e-3, 1e9, &o->cfg.cache_mbs},
+            {"--seek-ms", 0, 1e4, &o->cfg.disk.seek_ms},
+            {"--track-ms", 0, 1e4, &o->cfg.disk.track_ms},
+            {"--rpm", 1, 1e6, &o->cfg.disk.rpm},
+            {"--rate-mbs", 1e-3, 1e9, &o->cfg.disk.rate_mbs},
+            {"--track-kib", 0, 1e9, &o->cfg.disk.track_kib},
+            {"--readahead-kib", 0, 1e9, &o->cfg.disk.readahead_kib},
+            {"--overhead-us", 0, 1e9, &o->cfg.disk.overhead_us},
+            {"--capacity-gb", 1e-3, 1e9, &o->cfg.disk.capacity_gb},
+            {"--ssd-lat-us", 0, 1e9, &o->cfg.disk.ssd_lat_us},
+            {"--ssd-mbs", 1e-3, 1e9, &o->cfg.disk.ssd_mbs},
+            {"--revoke-us", 0, 1e9, &o->cfg.disk.revoke_us},
+            {"--cache-mib", 0, 1e7, &o->cfg.disk.cache_mib},
+            {"--cache-mbs", 1e-3, 1e9, &o->cfg.disk.cache_mbs},
             {"--stall-s", 0.001, 1e9, &o->cfg.stall_s},
         };
         int k, done = 0;
@@ -149,11 +159,11 @@ static int parse(int argc, char **argv, struct opts *o)
             i++;
         } else if (!strcmp(a, "--model") && v) {
             if (!strcmp(v, "hdd"))
-                o->cfg.model = MODEL_HDD;
+                o->cfg.disk.model = RIO_EMU_MODEL_HDD;
             else if (!strcmp(v, "ssd"))
-                o->cfg.model = MODEL_SSD;
+                o->cfg.disk.model = RIO_EMU_MODEL_SSD;
             else if (!strcmp(v, "none"))
-                o->cfg.model = MODEL_NONE;
+                o->cfg.disk.model = RIO_EMU_MODEL_NONE;
             else {
                 fprintf(stderr, "resonio-emud: --model must be hdd, ssd or none\n");
                 return -1;
@@ -198,16 +208,17 @@ static int conf_read(const char *dir, int *targets, struct emud_cfg *cfg)
             *targets = (int)d;
         else if (!cfg)
             continue;
-        else if (!strcmp(key, "model"))
-            cfg->model = !strcmp(val, "hdd") ? MODEL_HDD : !strcmp(val, "ssd") ? MODEL_SSD
-                                                                               : MODEL_NONE;
+        else if (!strcmp(key, "model")) {
+            if (rio__emu_model_parse(val, &cfg->disk.model))
+                cfg->disk.model = RIO_EMU_MODEL_NONE;
+        }
 #define K(name, field) else if (!strcmp(key, name)) cfg->field = d;
-        K("time_scale", time_scale) K("seek_ms", seek_ms) K("track_ms", track_ms)
-        K("rpm", rpm) K("rate_mbs", rate_mbs) K("track_kib", track_kib)
-        K("readahead_kib", readahead_kib) K("overhead_us", overhead_us)
-        K("capacity_gb", capacity_gb) K("ssd_lat_us", ssd_lat_us) K("ssd_mbs", ssd_mbs)
-        K("revoke_us", revoke_us) K("cache_mib", cache_mib) K("cache_mbs", cache_mbs)
+#define D(name) K(#name, disk.name)
+        K("time_scale", time_scale) D(seek_ms) D(track_ms) D(rpm) D(rate_mbs) D(track_kib)
+        D(readahead_kib) D(overhead_us) D(capacity_gb) D(ssd_lat_us) D(ssd_mbs) D(revoke_us)
+        D(cache_mib) D(cache_mbs)
         K("stall_s", stall_s)
+#undef D
 #undef K
         else if (!strcmp(key, "elevator")) cfg->elevator = (int)d;
         else if (!strcmp(key, "log_cap")) cfg->log_cap = (long)d;
@@ -229,10 +240,11 @@ static int conf_write(const char *dir, int targets, const struct emud_cfg *c)
             "rate_mbs %.17g\ntrack_kib %.17g\nreadahead_kib %.17g\noverhead_us %.17g\n"
             "capacity_gb %.17g\nssd_lat_us %.17g\nssd_mbs %.17g\nrevoke_us %.17g\n"
             "cache_mib %.17g\ncache_mbs %.17g\nelevator %d\nlog_cap %ld\nstall_s %.17g\n",
-            targets, emud_model_name(c->model), c->time_scale, c->seek_ms, c->track_ms, c->rpm,
-            c->rate_mbs, c->track_kib, c->readahead_kib, c->overhead_us, c->capacity_gb,
-            c->ssd_lat_us, c->ssd_mbs, c->revoke_us, c->cache_mib, c->cache_mbs, c->elevator,
-            c->log_cap, c->stall_s);
+            targets, rio__emu_model_name(c->disk.model), c->time_scale, c->disk.seek_ms,
+            c->disk.track_ms, c->disk.rpm, c->disk.rate_mbs, c->disk.track_kib,
+            c->disk.readahead_kib, c->disk.overhead_us, c->disk.capacity_gb, c->disk.ssd_lat_us,
+            c->disk.ssd_mbs, c->disk.revoke_us, c->disk.cache_mib, c->disk.cache_mbs,
+            c->elevator, c->log_cap, c->stall_s);
     return fclose(f) ? -errno : 0;
 }
 

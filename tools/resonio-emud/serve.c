@@ -20,7 +20,7 @@
  * elevator choosing among the first `elevator` waiting requests (each
  * connection's requests stay in order).  Serving a request does the real
  * I/O at once (pread/pwrite on the object file) and computes its modelled
- * service time (model.c); the reply is held back until that time has
+ * service time (src/emu/model.c); the reply is held back until that time has
  * passed (times --time-scale), while the loop keeps accepting and reading.
  * So a target is a serial server whose throughput the model decides.
  * Hello, stats and lock requests are answered outside this queue; a lock
@@ -73,9 +73,7 @@
 #define OUT_LIMIT ((size_t)1 << 20)        /* unsent reply bytes before a connection is paused */
 #define GLOBAL_BUFFER ((size_t)256 << 20)  /* request bytes buffered over all connections */
 #define MAX_OBJECTS 64                     /* open object files kept */
-#define MAX_LOCKS 256                      /* cached extent locks per object */
 #define DEFAULT_UNIT ((int64_t)1 << 20)
-#define MAX_CACHED 4096                    /* extents in the buffer cache */
 
 /* ---- state --------------------------------------------------------------------- */
 
@@ -113,18 +111,11 @@ struct job {
     struct out *reply;    /* built when served, sent at the modelled completion */
 };
 
-struct xlock {          /* extent lock of the lock model */
-    uint64_t client;
-    int64_t lo, hi;
-    int write;
-};
-
 struct object {
     uint64_t fid;
     int fd;
     unsigned long used;
-    struct xlock locks[MAX_LOCKS];
-    int nlocks;
+    struct rio_emu_xlocks locks; /* the extent-lock model (src/emu/model.h) */
 };
 
 struct meta {
@@ -138,12 +129,6 @@ struct rlock {          /* byte-range lock of LOCK/UNLOCK (target 0) */
     uint64_t fid, id;
     int64_t lo, hi;
     int excl;
-};
-
-struct cext {           /* a cached range of an object */
-    uint64_t fid;
-    int64_t lo, hi;
-    unsigned long used;
 };
 
 struct logent {
@@ -167,7 +152,7 @@ struct server {
     double last_done;     /* when the disk last fell idle; 0 before the first job */
     uint64_t seq;
     size_t buffered;
-    struct emud_disk disk;
+    struct rio_emu_disk disk;
     struct object obj[MAX_OBJECTS];
     unsigned long tick;
     struct meta *meta;
@@ -179,10 +164,7 @@ struct server {
     double t0, reset_t;
     struct logent *log;
     long nlog;
-    struct cext cache[MAX_CACHED]; /* disjoint; adjacent ranges merged */
-    int ncache;
-    int64_t cache_bytes;
-    unsigned long ctick;
+    struct rio_emu_cache cache;
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -308,119 +290,6 @@ static void object_drop(struct server *S, uint64_t fid)
         }
 }
 
-/* The lock model for one access: revocations of other clients' locks it
- * conflicts with, then a lock for this client.  Returns the cost. */
-static double lock_model(struct server *S, struct object *o, uint64_t client, int64_t lo,
-                         int64_t hi, int write)
-{
-    double t = 0;
-    for (int i = 0; i < o->nlocks;) {
-        struct xlock *l = &o->locks[i];
-        if (l->client != client && l->lo < hi && lo < l->hi && (write || l->write)) {
-            S->st.revocations++;
-            if (S->cfg.model != MODEL_NONE)
-                t += S->cfg.revoke_us * 1e-6;
-            *l = o->locks[--o->nlocks];
-            continue;
-        }
-        if (l->client == client && l->write == write && l->lo <= hi && lo <= l->hi) {
-            /* grow this client's lock rather than adding one */
-            if (l->lo < lo)
-                lo = l->lo;
-            if (l->hi > hi)
-                hi = l->hi;
-            *l = o->locks[--o->nlocks];
-            continue;
-        }
-        i++;
-    }
-    if (o->nlocks == MAX_LOCKS) /* forget the oldest */
-        memmove(o->locks, o->locks + 1, sizeof o->locks[0] * (MAX_LOCKS - 1)), o->nlocks--;
-    o->locks[o->nlocks++] = (struct xlock){client, lo, hi, write};
-    return t;
-}
-
-/* ---- the buffer cache --------------------------------------------------------------
- * Only which ranges are cached is kept (the data itself is always read
- * from the object file): PREFETCH adds, reads wholly inside one cached
- * range are hits, writes and removals drop what they overlap, and the
- * least recently used ranges go when the cache is over --cache-mib. */
-
-static void cache_remove(struct server *S, int i)
-{
-    S->cache_bytes -= S->cache[i].hi - S->cache[i].lo;
-    S->cache[i] = S->cache[--S->ncache];
-}
-
-/* Drop [lo, hi) of object fid from the cache. */
-static void cache_drop(struct server *S, uint64_t fid, int64_t lo, int64_t hi)
-{
-    for (int i = 0; i < S->ncache;) {
-        struct cext *e = &S->cache[i];
-        if (e->fid != fid || e->hi <= lo || hi <= e->lo) {
-            i++;
-            continue;
-        }
-        if (e->lo < lo && hi < e->hi && S->ncache < MAX_CACHED) {
-            /* a hole in the middle: keep both sides */
-            S->cache[S->ncache++] = (struct cext){fid, hi, e->hi, e->used};
-            S->cache_bytes -= e->hi - lo;
-            e->hi = lo;
-            i++;
-        } else if (e->lo < lo) {
-            S->cache_bytes -= e->hi - lo;
-            e->hi = lo;
-            i++;
-        } else if (hi < e->hi) {
-            S->cache_bytes -= hi - e->lo;
-            e->lo = hi;
-            i++;
-        } else {
-            cache_remove(S, i);
-        }
-    }
-}
-
-static void cache_add(struct server *S, uint64_t fid, int64_t lo, int64_t hi)
-{
-    int64_t cap = (int64_t)(S->cfg.cache_mib * 1048576.0);
-    if (hi - lo > cap)
-        return;
-    cache_drop(S, fid, lo, hi);
-    for (int i = 0; i < S->ncache;) { /* absorb the neighbours */
-        struct cext *e = &S->cache[i];
-        if (e->fid == fid && (e->hi == lo || e->lo == hi)) {
-            lo = e->lo < lo ? e->lo : lo;
-            hi = e->hi > hi ? e->hi : hi;
-            cache_remove(S, i);
-        } else {
-            i++;
-        }
-    }
-    while (S->ncache > 0 && (S->ncache == MAX_CACHED || S->cache_bytes + (hi - lo) > cap)) {
-        int old = 0;
-        for (int i = 1; i < S->ncache; i++)
-            if (S->cache[i].used < S->cache[old].used)
-                old = i;
-        cache_remove(S, old);
-    }
-    S->cache[S->ncache++] = (struct cext){fid, lo, hi, ++S->ctick};
-    S->cache_bytes += hi - lo;
-}
-
-/* Is [lo, hi) of object fid cached? */
-static int cache_hit(struct server *S, uint64_t fid, int64_t lo, int64_t hi)
-{
-    for (int i = 0; i < S->ncache; i++) {
-        struct cext *e = &S->cache[i];
-        if (e->fid == fid && e->lo <= lo && hi <= e->hi) {
-            e->used = ++S->ctick;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* ---- the data path --------------------------------------------------------------- */
 
 struct sink {
@@ -460,11 +329,11 @@ static int run_flush(struct sink *k)
     uint64_t client = k->j->c ? k->j->c->client : 0;
     int hit = 0;
     if (k->write)
-        cache_drop(S, k->j->r.fid, off, off + len);
+        rio__emu_cache_drop(&S->cache, k->j->r.fid, off, off + len);
     else if (!k->prefetch)
-        hit = cache_hit(S, k->j->r.fid, off, off + len);
+        hit = rio__emu_cache_hit(&S->cache, k->j->r.fid, off, off + len);
     if (k->prefetch) {
-        cache_add(S, k->j->r.fid, off, off + len);
+        rio__emu_cache_add(&S->cfg.disk, &S->cache, k->j->r.fid, off, off + len);
     } else if (k->write) {
         while (got < len) {
             ssize_t w = pwrite(k->o->fd, k->src + k->run_pos + got, (size_t)(len - got),
@@ -497,17 +366,18 @@ static int run_flush(struct sink *k)
         }
         S->st.bytes_read += (uint64_t)got;
     }
-    k->t += lock_model(S, k->o, client, off, off + len, k->write);
+    k->t += rio__emu_model_lock(&S->cfg.disk, &k->o->locks, client, off, off + len, k->write,
+                                &S->st.revocations);
     if (hit) { /* served from the buffer cache: no disk access */
-        if (S->cfg.model != MODEL_NONE)
-            k->t += S->cfg.overhead_us * 1e-6 + (double)len / (S->cfg.cache_mbs * 1e6);
+        k->t += rio__emu_cache_time(&S->cfg.disk, len);
         S->st.cache_hits++;
         return 0;
     }
     int seq;
     int64_t seek;
-    k->t += emud_model_access(&S->cfg, &S->disk, emud_model_addr(&S->cfg, k->j->r.fid, off), len,
-                              k->write, &seq, &seek);
+    k->t += rio__emu_model_access(&S->cfg.disk, &S->disk,
+                                  rio__emu_model_addr(&S->cfg.disk, k->j->r.fid, off), len,
+                                  k->write, &seq, &seek);
     S->st.accesses++;
     S->st.seek_bytes += (uint64_t)seek;
     if (S->first_access) {
@@ -784,7 +654,7 @@ static int serve_object(struct server *S, const struct rio_emu_req *r, struct ri
     switch (r->h.op) {
     case RIO_EMU_OP_OBJ_REMOVE:
         object_drop(S, r->fid);
-        cache_drop(S, r->fid, 0, INT64_MAX);
+        rio__emu_cache_drop(&S->cache, r->fid, 0, INT64_MAX);
         snprintf(path, sizeof path, "%s/%llu.obj", S->data, (unsigned long long)r->fid);
         if (unlink(path) && errno != ENOENT)
             rc = -errno;
@@ -799,7 +669,7 @@ static int serve_object(struct server *S, const struct rio_emu_req *r, struct ri
         o = object_get(S, r->fid, 1, &rc);
         if (!rc && ftruncate(o->fd, (off_t)r->size))
             rc = -errno;
-        cache_drop(S, r->fid, r->size, INT64_MAX);
+        rio__emu_cache_drop(&S->cache, r->fid, r->size, INT64_MAX);
         break;
     case RIO_EMU_OP_SYNC:
         o = object_get(S, r->fid, 0, &rc);
@@ -1112,8 +982,8 @@ static void dispatch(struct server *S, struct conn *c)
     }
     case RIO_EMU_OP_STATS_RESET:
         memset(&S->st, 0, sizeof S->st);
-        S->ncache = 0;
-        S->cache_bytes = 0;
+        S->cache.n = 0;
+        S->cache.bytes = 0;
         S->first_access = 1;
         S->reset_t = now();
         reply_status(c, j->r.h.op, 0, j->r.h.id);
@@ -1127,7 +997,7 @@ static void dispatch(struct server *S, struct conn *c)
         j->payload = payload;
         j->arrival = now();
         j->seq = ++S->seq;
-        j->addr = emud_model_addr(&S->cfg, j->r.fid, 0);
+        j->addr = rio__emu_model_addr(&S->cfg.disk, j->r.fid, 0);
         if (j->r.h.op == RIO_EMU_OP_READ || j->r.h.op == RIO_EMU_OP_WRITE)
             j->addr += j->r.off;
         else if (j->r.n > 0) {
@@ -1283,7 +1153,7 @@ static void write_csv(struct server *S)
                    "revocations,bytes_read,bytes_written,log_entries,log_dropped,rejected,"
                    "cache_hits\n");
         fprintf(f, "%d,%s,%llu,%llu,%.6f,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", S->index,
-                emud_model_name(S->cfg.model), (unsigned long long)s->requests,
+                rio__emu_model_name(S->cfg.disk.model), (unsigned long long)s->requests,
                 (unsigned long long)s->accesses,
                 s->judged ? (double)s->sequential / (double)s->judged : 1.0,
                 (unsigned long long)s->seek_bytes, (double)s->busy_ns * 1e-9,
@@ -1354,7 +1224,7 @@ int emud_serve(const char *dir, int index, int ntargets, const struct emud_cfg *
         }
     }
     fprintf(stderr, "resonio-emud: target %d of %d serving %s (model %s, time scale %g)\n",
-            index, ntargets, dir, emud_model_name(cfg->model), cfg->time_scale);
+            index, ntargets, dir, rio__emu_model_name(cfg->disk.model), cfg->time_scale);
 
     while (!stop_flag) {
         complete(&S);
