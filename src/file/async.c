@@ -290,48 +290,42 @@ static void job_run(struct rio_job *j)
     pthread_mutex_unlock(&lock);
 }
 
-/* A lane's thread: its jobs in issue order until the lane ends. */
-static void *lane_main(void *arg)
+/* Run the jobs of the queue head/tail, in order, as they come, until
+ * *stop is set and the queue is empty: the pool's workers on the shared
+ * queue, a lane's thread on its file's collective jobs. */
+static void serve(struct rio_job **head, struct rio_job ***tail, pthread_cond_t *cv,
+                  const int *stop)
 {
-    struct rio_lane *l = arg;
     pthread_mutex_lock(&lock);
     for (;;) {
-        while (!l->head && !l->stopping)
-            pthread_cond_wait(&l->cv, &lock);
-        if (!l->head)
+        while (!*head && !*stop)
+            pthread_cond_wait(cv, &lock);
+        if (!*head)
             break;
-        struct rio_job *j = l->head;
-        l->head = j->qnext;
-        if (!l->head)
-            l->tail = &l->head;
+        struct rio_job *j = *head;
+        *head = j->qnext;
+        if (!*head)
+            *tail = head;
         j->state = RUNNING;
         pthread_mutex_unlock(&lock);
         job_run(j);
         pthread_mutex_lock(&lock);
     }
     pthread_mutex_unlock(&lock);
+}
+
+/* A lane's thread: its jobs in issue order until the lane ends. */
+static void *lane_main(void *arg)
+{
+    struct rio_lane *l = arg;
+    serve(&l->head, &l->tail, &l->cv, &l->stopping);
     return NULL;
 }
 
 static void *worker(void *unused)
 {
     (void)unused;
-    pthread_mutex_lock(&lock);
-    for (;;) {
-        while (!qhead && !stopping)
-            pthread_cond_wait(&work_cv, &lock);
-        if (stopping && !qhead)
-            break;
-        struct rio_job *j = qhead;
-        qhead = j->qnext;
-        if (!qhead)
-            qtail = &qhead;
-        j->state = RUNNING;
-        pthread_mutex_unlock(&lock);
-        job_run(j);
-        pthread_mutex_lock(&lock);
-    }
-    pthread_mutex_unlock(&lock);
+    serve(&qhead, &qtail, &work_cv, &stopping);
     return NULL;
 }
 
