@@ -30,8 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* mkdir -p; 0 or -1 */
-static int make_dirs(const char *path)
+int bench_make_dirs(const char *path)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
@@ -50,7 +49,7 @@ static int make_dirs(const char *path)
 static int writable_dir(const char *path, int create)
 {
     struct stat sb;
-    if (create && make_dirs(path))
+    if (create && bench_make_dirs(path))
         return 0;
     if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
         return 0;
@@ -88,7 +87,14 @@ static void fs_name(const char *path, char *out, size_t len)
     snprintf(out, len, "fs 0x%lx", (unsigned long)s.f_type);
 }
 
-static void mpi_meta(struct bench_meta *m)
+void bench_default_out(char *out, size_t len, const struct tm *tm)
+{
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", tm);
+    snprintf(out, len, "bench-results/%s", stamp);
+}
+
+void bench_mpi_meta(struct bench_meta *m)
 {
     char v[MPI_MAX_LIBRARY_VERSION_STRING];
     int n = 0;
@@ -215,7 +221,7 @@ int main(int argc, char **argv)
     struct bench_meta m;
     memset(&m, 0, sizeof m);
     m.nprocs = np;
-    mpi_meta(&m);
+    bench_mpi_meta(&m);
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
@@ -230,11 +236,8 @@ int main(int argc, char **argv)
     if (rank == 0) {
         if (o.out)
             snprintf(out, sizeof out, "%s", o.out);
-        else {
-            char stamp[32];
-            strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-            snprintf(out, sizeof out, "bench-results/%s", stamp);
-        }
+        else
+            bench_default_out(out, sizeof out, &tm);
         snprintf(dir, sizeof dir, "%s", o.dir ? o.dir : out);
         if (!writable_dir(out, 1)) {
             snprintf(msg, sizeof msg, "output directory '%.400s' is not writable", out);

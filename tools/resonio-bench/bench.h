@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define BENCH_MAX_PARAMS 8
 #define BENCH_MAX_ROUNDS 64
@@ -300,6 +301,11 @@ struct bench_opts {
  *  MPI_Finalize.  Returns the exit status. */
 int bench_overlap_main(int argc, char **argv);
 
+/** One number of the command line (cli.c): digits, an optional fraction,
+ *  an optional k/m/g suffix (powers of 1024); the result must be a whole
+ *  number.  0, or -1 when s is not one. */
+int bench_parse_number(const char *s, long long *out);
+
 /** The implementations point p runs (bit i: bench_impls[i]). */
 unsigned bench_point_impls(const struct bench_opts *o, const struct bench_point *p);
 
@@ -330,6 +336,13 @@ struct bench_meta {
     char host[128];
     double load[2]; /* 1-minute load average at the start and the end */
 };
+
+/** The MPI library's short name and one-line version into m (bench.c). */
+void bench_mpi_meta(struct bench_meta *m);
+/** mkdir -p (bench.c); 0 or -1. */
+int bench_make_dirs(const char *path);
+/** The default output directory, bench-results/<time of tm>. */
+void bench_default_out(char *out, size_t len, const struct tm *tm);
 
 /** Terminal table of one point (rank 0). */
 void bench_print_point(FILE *to, const struct bench_point *p);

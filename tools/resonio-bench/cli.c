@@ -210,9 +210,7 @@ static int err_msg(char *msg, size_t len, const char *fmt, ...)
     return -1;
 }
 
-/* One number: digits, an optional fraction, an optional k/m/g suffix; the
- * result must be a whole number.  0 or -1. */
-static int parse_number(const char *s, long long *out)
+int bench_parse_number(const char *s, long long *out)
 {
     const char *p = s;
     if (!isdigit((unsigned char)*p))
@@ -273,7 +271,7 @@ static int parse_value(const struct bench_workload *w, const struct bench_param 
         return err_msg(msg, len, "%s: -%s must be one of %s, not '%s'", w->name, pa->name,
                        pa->choices, text);
     }
-    if (parse_number(text, out))
+    if (bench_parse_number(text, out))
         return err_msg(msg, len, "%s: malformed %s '%s' for -%s", w->name,
                        pa->kind == BP_SIZE ? "size" : "number", text, pa->name);
     if (*out < pa->min || *out > pa->max)
@@ -460,7 +458,7 @@ static int set_option(const char *arg, const char *val, struct bench_opts *o, ch
         return parse_impls(val, &o->impl_mask, msg, len);
     }
     if (is_flag(arg, "rounds")) {
-        if (parse_number(val, &v) || v < 1 || v >= BENCH_MAX_ROUNDS)
+        if (bench_parse_number(val, &v) || v < 1 || v >= BENCH_MAX_ROUNDS)
             return err_msg(msg, len, "malformed round count '%s' (1..%d)", val,
                            BENCH_MAX_ROUNDS - 1);
         o->rounds = (int)v;
@@ -494,7 +492,7 @@ static int set_option(const char *arg, const char *val, struct bench_opts *o, ch
 #endif
         storage_given = 1;
     } else if (is_flag(arg, "targets")) {
-        if (parse_number(val, &v) || v < 1 || v > BENCH_MAX_TARGETS)
+        if (bench_parse_number(val, &v) || v < 1 || v > BENCH_MAX_TARGETS)
             return err_msg(msg, len, "malformed target count '%s' (1..%d)", val,
                            BENCH_MAX_TARGETS);
         o->targets = (int)v;
@@ -503,7 +501,7 @@ static int set_option(const char *arg, const char *val, struct bench_opts *o, ch
             return err_msg(msg, len, "-model must be hdd, ssd or none, not '%s'", val);
         o->model = val;
     } else if (is_flag(arg, "stripe")) {
-        if (parse_number(val, &v) || v < 1 || v > (1LL << 30))
+        if (bench_parse_number(val, &v) || v < 1 || v > (1LL << 30))
             return err_msg(msg, len, "malformed stripe size '%s' (1..1g)", val);
         o->stripe = v;
     } else if (is_flag(arg, "time-scale")) {

@@ -320,20 +320,6 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
 
 /* ---- the suite ---------------------------------------------------------------- */
 
-static long long parse_size(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    long long m = 1;
-    if (*end == 'k' || *end == 'K')
-        m = 1LL << 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        m = 1LL << 20, end++;
-    else if (*end == 'g' || *end == 'G')
-        m = 1LL << 30, end++;
-    return *end || v <= 0 ? -1 : (long long)(v * m);
-}
-
 static int usage_error(const char *msg)
 {
     if (rank == 0)
@@ -365,13 +351,15 @@ int bench_overlap_main(int argc, char **argv)
         if (i + 1 >= argc)
             return usage_error("an option without its value");
         const char *v = argv[++i];
+        long long num = 0;
         if (!strcmp(a, "-size")) {
-            if ((size = parse_size(v)) <= 0 || size > (1LL << 30))
+            if (bench_parse_number(v, &num) || num < 1 || num > (1LL << 30))
                 return usage_error("-size must be 1 byte to 1g");
+            size = num;
         } else if (!strcmp(a, "-rounds")) {
-            rounds = atoi(v);
-            if (rounds < 1 || rounds > MAX_ROUNDS)
+            if (bench_parse_number(v, &num) || num < 1 || num > MAX_ROUNDS)
                 return usage_error("-rounds must be 1 to 15");
+            rounds = (int)num;
         } else if (!strcmp(a, "-dir")) {
             dir = v;
         } else if (!strcmp(a, "-o")) {
@@ -388,31 +376,25 @@ int bench_overlap_main(int argc, char **argv)
     if (out) {
         snprintf(outdir, sizeof outdir, "%s", out);
     } else {
-        char stamp[32];
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        snprintf(outdir, sizeof outdir, "bench-results/%s", stamp);
+        bench_default_out(outdir, sizeof outdir, &tm);
     }
     MPI_Bcast(outdir, sizeof outdir, MPI_CHAR, 0, MPI_COMM_WORLD);
     int ok = 1;
-    if (rank == 0) {
-        char cmd[4300];
-        snprintf(cmd, sizeof cmd, "mkdir -p '%s'", outdir);
-        ok = system(cmd) == 0;
-    }
+    if (rank == 0)
+        ok = bench_make_dirs(outdir) == 0;
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok)
         return usage_error("the output directory cannot be made");
     for (int i = 0; i < NIMPLS; i++)
         snprintf(path[i], sizeof path[i], "%s/overlap.%s.dat", dir ? dir : outdir, impl_name[i]);
 
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int ln = 0;
-    MPI_Get_library_version(lib, &ln);
-    lib[strcspn(lib, "\n")] = 0;
-    const char *mpi = strstr(lib, "Open MPI") ? "openmpi" : strstr(lib, "MPICH") ? "mpich" : "mpi";
+    struct bench_meta meta;
+    memset(&meta, 0, sizeof meta);
+    bench_mpi_meta(&meta);
+    const char *mpi = meta.mpi, *lib = meta.mpi_version;
 
     unsigned char *buf = malloc((size_t)size), *tmp = malloc((size_t)size);
     if (!buf || !tmp)
