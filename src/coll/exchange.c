@@ -47,14 +47,12 @@
  * a round does not either: the rank drains (see go_drain).
  */
 #include "coll_int.h"
+#include "tags.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TAG_META 11
-#define TAG_DATA 12
-#define TAG_TOKEN 13
 #define LIST_BATCH 1024
 
 /* A group of pieces received (or own) at an aggregator in one round:
@@ -267,7 +265,7 @@ static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
     if (send) {
         runs_copy(r, buf, 1);
         f->bufs[f->nbufs++] = buf;
-        MPI_Isend(buf, (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+        MPI_Isend(buf, (int)tot, MPI_BYTE, peer, RIO_TAG_DATA, comm, &f->req[f->nreq++]);
     } else {
         if (f->njobs == f->capjobs) {
             int cap = f->capjobs ? 2 * f->capjobs : 16;
@@ -280,7 +278,7 @@ static int post_packed(struct inflight *f, MPI_Comm comm, int send, int peer,
             f->capjobs = cap;
         }
         f->jobs[f->njobs++] = (struct unpack_job){buf, *r};
-        MPI_Irecv(buf, (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+        MPI_Irecv(buf, (int)tot, MPI_BYTE, peer, RIO_TAG_DATA, comm, &f->req[f->nreq++]);
     }
     f->copies += tot;
     return 1;
@@ -307,9 +305,9 @@ static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, cons
     *bytes = tot;
     if (!rc && nruns > 1 && plain && tot <= INT_MAX) {
         if (send)
-            MPI_Isend(run_at(r, 0), (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+            MPI_Isend(run_at(r, 0), (int)tot, MPI_BYTE, peer, RIO_TAG_DATA, comm, &f->req[f->nreq++]);
         else
-            MPI_Irecv(run_at(r, 0), (int)tot, MPI_BYTE, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+            MPI_Irecv(run_at(r, 0), (int)tot, MPI_BYTE, peer, RIO_TAG_DATA, comm, &f->req[f->nreq++]);
         return 0;
     }
     if (!rc)
@@ -323,9 +321,9 @@ static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, cons
         f->types[f->ntypes++] = m.type;
     MPI_Datatype t = m.type != MPI_DATATYPE_NULL ? m.type : MPI_BYTE;
     if (send)
-        MPI_Isend(m.addr, m.count, t, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+        MPI_Isend(m.addr, m.count, t, peer, RIO_TAG_DATA, comm, &f->req[f->nreq++]);
     else
-        MPI_Irecv(m.addr, m.count, t, peer, TAG_DATA, comm, &f->req[f->nreq++]);
+        MPI_Irecv(m.addr, m.count, t, peer, RIO_TAG_DATA, comm, &f->req[f->nreq++]);
     return 0;
 }
 
@@ -410,9 +408,9 @@ static void drain_recv(struct engine *e, int a, int peer, int tag, MPI_Offset le
 static void drain_data(struct engine *e, int a, int peer, int write)
 {
     if (write)
-        drain_recv(e, a, peer, TAG_DATA, (MPI_Offset)e->slot_bytes);
+        drain_recv(e, a, peer, RIO_TAG_DATA, (MPI_Offset)e->slot_bytes);
     else
-        MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_DATA, e->comm);
+        MPI_Send(NULL, 0, MPI_BYTE, peer, RIO_TAG_DATA, e->comm);
 }
 
 static int cmp_rpiece(const void *x, const void *y)
@@ -823,7 +821,7 @@ static void take_meta(struct engine *e, int a, int i)
 {
     MPI_Status st;
     int cnt = 0;
-    MPI_Probe(i, TAG_META, e->comm, &st);
+    MPI_Probe(i, RIO_TAG_META, e->comm, &st);
     MPI_Get_count(&st, MPI_OFFSET, &cnt);
     MPI_Offset *w = NULL;
     e->nmeta[i] = cnt > 0 && cnt % 2 == 0; /* odd: i drains and sends no data */
@@ -833,10 +831,10 @@ static void take_meta(struct engine *e, int a, int i)
             go_drain(e, RIO_E_NOMEM);
     }
     if (!w) {
-        drain_recv(e, a, i, TAG_META, (MPI_Offset)cnt * (MPI_Offset)sizeof(MPI_Offset));
+        drain_recv(e, a, i, RIO_TAG_META, (MPI_Offset)cnt * (MPI_Offset)sizeof(MPI_Offset));
         return;
     }
-    MPI_Recv(w, cnt, MPI_OFFSET, i, TAG_META, e->comm, MPI_STATUS_IGNORE);
+    MPI_Recv(w, cnt, MPI_OFFSET, i, RIO_TAG_META, e->comm, MPI_STATUS_IGNORE);
     MPI_Count n = meta_decode(w, cnt, &e->metas[i]);
     rio__pool_free(w);
     if (n > 0)
@@ -1020,7 +1018,7 @@ static void round_data_staged(struct engine *e, struct round *R, struct inflight
             drain_data(e, R->a, i, 1);
             continue;
         }
-        MPI_Irecv(stage[i], (int)tot, MPI_BYTE, i, TAG_DATA, e->comm, &f->req[f->nreq++]);
+        MPI_Irecv(stage[i], (int)tot, MPI_BYTE, i, RIO_TAG_DATA, e->comm, &f->req[f->nreq++]);
     }
     inflight_finish(f);
     for (int i = 0; i < c->nprocs && stage; i++) {
@@ -1050,7 +1048,7 @@ static void round_write(struct engine *e, struct round *R)
     if (timed) {
         int prev = p->prev_agent[R->a];
         if (prev >= 0 && p->aggs[prev] != c->rank && (R->d->member != 0 || R->r > 0))
-            MPI_Recv(NULL, 0, MPI_BYTE, p->aggs[prev], TAG_TOKEN, e->comm, MPI_STATUS_IGNORE);
+            MPI_Recv(NULL, 0, MPI_BYTE, p->aggs[prev], RIO_TAG_TOKEN, e->comm, MPI_STATUS_IGNORE);
     }
     if (R->write && e->sends)
         inflight_finish(e->sends);
@@ -1064,7 +1062,7 @@ static void round_write(struct engine *e, struct round *R)
         for (int b = 0; b < p->naggs; b++)
             if (p->prev_agent[b] == R->a && p->aggs[b] != c->rank &&
                 (p->dom[b].member != 0 || R->r + 1 < p->nrounds))
-                MPI_Send(NULL, 0, MPI_BYTE, p->aggs[b], TAG_TOKEN, e->comm);
+                MPI_Send(NULL, 0, MPI_BYTE, p->aggs[b], RIO_TAG_TOKEN, e->comm);
 }
 
 /* One aggregator role a of this rank in round r, as a list of steps.
@@ -1127,15 +1125,15 @@ static void request_round(struct engine *e, int r, struct inflight *f)
             rio__pool_free(meta);
             go_drain(e, rc);
             if (f->nreq < f->cap)
-                MPI_Isend(DRAIN_META, 1, MPI_OFFSET, ag, TAG_META, e->comm, &f->req[f->nreq++]);
+                MPI_Isend(DRAIN_META, 1, MPI_OFFSET, ag, RIO_TAG_META, e->comm, &f->req[f->nreq++]);
             else
-                MPI_Send(DRAIN_META, 1, MPI_OFFSET, ag, TAG_META, e->comm);
+                MPI_Send(DRAIN_META, 1, MPI_OFFSET, ag, RIO_TAG_META, e->comm);
             continue;
         }
         f->bufs[f->nbufs++] = meta;
         MPI_Count nw = meta_encode(e->mine[a].v + first, n, meta);
         c->exchanged += bytes;
-        MPI_Isend(meta, (int)nw, MPI_OFFSET, ag, TAG_META, e->comm, &f->req[f->nreq++]);
+        MPI_Isend(meta, (int)nw, MPI_OFFSET, ag, RIO_TAG_META, e->comm, &f->req[f->nreq++]);
     }
 }
 

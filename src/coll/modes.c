@@ -11,11 +11,10 @@
  * requests are each rank's own.
  */
 #include "coll_int.h"
+#include "tags.h"
 #include "../indep/indep.h"
 
 #include <stdlib.h>
-
-#define TAG_TURN 14
 
 /* Contract in coll_int.h. */
 int rio__coll_own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Offset *done)
@@ -104,11 +103,11 @@ int rio__coll_by_turns(struct rio_coll_call *c, MPI_Offset *done)
         }
     }
     for (int k = 0; k < np; k++)
-        MPI_Recv(NULL, 0, MPI_BYTE, prev ? prev[k] : me - 1, TAG_TURN, c->ctx->comm,
+        MPI_Recv(NULL, 0, MPI_BYTE, prev ? prev[k] : me - 1, RIO_TAG_TURN, c->ctx->comm,
                  MPI_STATUS_IGNORE);
     rc = rio__coll_own_request(c, RIO_INDEP_LIST, done);
     for (int k = 0; k < nn; k++)
-        MPI_Send(NULL, 0, MPI_BYTE, next ? next[k] : me + 1, TAG_TURN, c->ctx->comm);
+        MPI_Send(NULL, 0, MPI_BYTE, next ? next[k] : me + 1, RIO_TAG_TURN, c->ctx->comm);
     free(prev);
     free(next);
     return rc;

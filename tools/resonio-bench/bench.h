@@ -225,6 +225,14 @@ struct bench_phase {
     double sel_cost[BENCH_MAX_ROUNDS];
     int sel_n;
     double sel_med;
+    /* messages sent by the timed rounds' calls, as the counting layer
+     * (tools/resonio-count, preloaded) sorts them: collective, metadata
+     * and data (enum rio_count_class); per rank and call, the mean over
+     * ranks and the largest rank's, summed over cnt_rounds rounds.
+     * cnt_rounds 0: not counted (no layer, or not on every rank) */
+    int cnt_rounds;
+    double cnt_msgs[3], cnt_bytes[3], cnt_msgs_max[3], cnt_bytes_max[3];
+    long long cnt_mine[7]; /* this rank's of the current round: msgs, bytes, valid */
     /* the emulated storage's targets (rank 0; ntgt 0 when not measured) */
     int ntgt;
     struct bench_tgt tgt[BENCH_MAX_TARGETS];
@@ -235,6 +243,7 @@ struct bench_impl_result {
     struct bench_phase w, r;
     double rss_mib;       /* peak RSS of its probe round, max over ranks */
     double rss_added_mib; /* of which the round added (peak - resident at start) */
+    double rss_mean_mib, rss_added_mean_mib; /* the same, the mean over ranks */
     long long errors; /* failed calls + wrong bytes, all rounds, all ranks */
     long long strays; /* non-zero bytes in never-written gaps (holes) */
 };

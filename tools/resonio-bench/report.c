@@ -790,6 +790,20 @@ static void json_phase(FILE *f, const struct bench_point *p, const struct bench_
     json_num(f, 1e6 * ph->sel_med, cost);
     fprintf(f, ", \"select_pct\": ");
     json_num(f, cost ? 100 * ph->sel_med / call : 0, cost);
+    /* messages per rank and call (counting layer): mean, largest rank */
+    fprintf(f, ",\n         \"sent\": ");
+    if (!ph->cnt_rounds)
+        fprintf(f, "null");
+    else {
+        static const char *const cls[3] = {"coll", "meta", "data"};
+        double n = ph->cnt_rounds;
+        for (int k = 0; k < 3; k++)
+            fprintf(f, "%s\"%s_msgs\": %.6g, \"%s_msgs_max\": %.6g, \"%s_bytes\": %.6g, "
+                       "\"%s_bytes_max\": %.6g",
+                    k ? ", " : "{", cls[k], ph->cnt_msgs[k] / n, cls[k], ph->cnt_msgs_max[k] / n,
+                    cls[k], ph->cnt_bytes[k] / n, cls[k], ph->cnt_bytes_max[k] / n);
+        fprintf(f, "}");
+    }
     fprintf(f, ",\n         \"seq_fraction\": ");
     json_num(f, seq_of(ph, -1), seq_of(ph, -1) >= 0);
     fprintf(f, ", \"targets\": ");
@@ -885,9 +899,10 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
             json_str(f, r->impl->name);
             fprintf(f,
                     ", \"verified\": %s, \"errors\": %lld, \"stray_bytes\": %lld, "
-                    "\"rss_mib\": %.1f, \"rss_added_mib\": %.1f,\n        \"write\": ",
+                    "\"rss_mib\": %.1f, \"rss_added_mib\": %.1f, \"rss_mean_mib\": %.1f, "
+                    "\"rss_added_mean_mib\": %.1f,\n        \"write\": ",
                     r->errors ? "false" : "true", r->errors, r->strays, r->rss_mib,
-                    r->rss_added_mib);
+                    r->rss_added_mib, r->rss_mean_mib, r->rss_added_mean_mib);
             json_phase(f, p, r, &r->w, n ? n->w.med : 0);
             fprintf(f, ",\n        \"read\": ");
             json_phase(f, p, r, &r->r, n ? n->r.med : 0);

@@ -44,6 +44,7 @@
 #include "bench.h"
 
 #include "resonio.h"
+#include "../resonio-count/rio_count.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -478,6 +479,41 @@ static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *er
  * selector's report (into *sel when not NULL); on emu the targets'
  * counters into *res.  Collective.  Returns the seconds of this rank;
  * errors added to *err. */
+/* Close the counting layer's window and keep this rank's counts of the
+ * phase (magic stays 0 without the layer). */
+static void count_phase(struct bench_phase *res)
+{
+    struct rio_count c;
+    memset(&c, 0, sizeof c);
+    MPI_Pcontrol(0);
+    MPI_Pcontrol(2, &c);
+    for (int k = 0; k < 3; k++) {
+        res->cnt_mine[k] = c.msgs[k];
+        res->cnt_mine[3 + k] = c.bytes[k];
+    }
+    res->cnt_mine[6] = c.magic == RIO_COUNT_MAGIC && c.seen_pml;
+}
+
+/* A timed round's counts, over the ranks: the mean and the largest rank's
+ * per call, added to the phase's when every rank counted. */
+static void count_keep(const struct point_ctx *x, int ncalls, struct bench_phase *ph)
+{
+    long long sum[7], max[7], one = ph->cnt_mine[6], all = 0;
+    MPI_Allreduce(ph->cnt_mine, sum, 6, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(ph->cnt_mine, max, 6, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&one, &all, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    if (!all || ncalls < 1)
+        return;
+    double calls = ncalls, nranks = x->np;
+    for (int k = 0; k < 3; k++) {
+        ph->cnt_msgs[k] += (double)sum[k] / (nranks * calls);
+        ph->cnt_bytes[k] += (double)sum[3 + k] / (nranks * calls);
+        ph->cnt_msgs_max[k] += (double)max[k] / calls;
+        ph->cnt_bytes_max[k] += (double)max[3 + k] / calls;
+    }
+    ph->cnt_rounds++;
+}
+
 static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info info, int write,
                     struct probe *pr, struct bench_sel *sel, struct bench_phase *res,
                     long long *err)
@@ -511,6 +547,8 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
     }
     MPI_Barrier(MPI_COMM_WORLD);
     long long tx0 = pr && x->hosts > 1 && x->host_leader ? host_tx_bytes() : 0;
+    if (!pr)
+        MPI_Pcontrol(1); /* the counting layer's window: the timed calls only */
     double t0 = MPI_Wtime();
     for (int c = 0; c < pl->ncalls; c++) {
         const struct bench_call *bc = &pl->calls[c];
@@ -531,6 +569,8 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
         if (pr && io->coll_last && !im->noncoll)
             probe_call(io, fh, pr);
     }
+    if (!pr)
+        count_phase(res);
     if (write && x->o->sync && io->sync(fh) != MPI_SUCCESS)
         (*err)++;
     if (pr && io->stats)
@@ -1028,9 +1068,13 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             if (r == 0) {
                 double peak = rss_mib(), rssmax[2];
                 double rss[2] = {peak, rss0 > 0 && peak > rss0 ? peak - rss0 : 0};
+                double rsssum[2];
                 MPI_Allreduce(rss, rssmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                MPI_Allreduce(rss, rsssum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
                 res->rss_mib = rssmax[0];
                 res->rss_added_mib = rssmax[1];
+                res->rss_mean_mib = rsssum[0] / x.np;
+                res->rss_added_mean_mib = rsssum[1] / x.np;
             }
             if (e)
                 fprintf(stderr, "%sresonio-bench: rank %d: %s %s, %s, round %d: %lld wrong%s%s\n",
@@ -1042,6 +1086,10 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             } else if (r == 0 && im->kind == IMPL_NATIVE && x.hosts > 1) {
                 res->w.between_hosts = pw.net; /* counted the same way */
                 res->r.between_hosts = pr.net;
+            }
+            if (r > 0 && im->kind != IMPL_LIMIT) {
+                count_keep(&x, p->ncalls, &res->w);
+                count_keep(&x, p->ncalls, &res->r);
             }
             if (r > 0 && im->kind == IMPL_RESONIO) {
                 keep_sel(&x, &sel[0], &res->w);
