@@ -17,10 +17,12 @@
  *
  * Classes.  A negative tag is a collective operation's (Open MPI keeps the
  * negative tags for itself; OMPIO gathers its file indexes with them too).
- * Non-negative tags are point-to-point: file data when the message has
- * bytes and is not one of resonio's data-less tags (coll/tags.h), and
- * metadata otherwise.  The window is the process's: every thread's sends
- * count while it is open.
+ * Non-negative tags are point-to-point: metadata when the message is
+ * empty, carries one of resonio's data-less tags (coll/tags.h) or is made
+ * of a predefined integer type (OMPIO sends its read path's indexes as
+ * MPI_LONG and MPI_INT with its own tags), and file data otherwise.  A message a rank sends to itself is not counted
+ * (OMPIO's aggregators send their own share so; resonio copies it).  The
+ * window is the process's: every thread's sends count while it is open.
  *
  * Under MPICH there is no such table to reach; the layer says so once and
  * counts nothing, so a program's counts stay absent rather than partial.
@@ -45,28 +47,47 @@ static int window;
 static long long msgs[RIO_COUNT_NCLASS], bytes[RIO_COUNT_NCLASS];
 static int hooked;
 
-static int class_of(int tag, long long n)
+#if HAVE_PML
+/* The predefined integer types: offsets, lengths and counts travel in
+ * them, file data does not (it goes as bytes or as a derived type over
+ * the caller's buffer, in resonio and in both MPI libraries' MPI-IO). */
+static int integer_type(MPI_Datatype dt)
+{
+    static const MPI_Datatype ints[] = {
+        MPI_INT,      MPI_UNSIGNED,      MPI_LONG,      MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_SHORT, MPI_OFFSET, MPI_AINT,      MPI_COUNT,
+        MPI_INT32_T,  MPI_INT64_T,       MPI_UINT32_T,  MPI_UINT64_T};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (dt == ints[i])
+            return 1;
+    return 0;
+}
+
+static int class_of(int tag, long long n, MPI_Datatype dt)
 {
     if (tag < 0)
         return RIO_COUNT_COLL;
-    if (n == 0 || tag == RIO_TAG_META || tag == RIO_TAG_TOKEN || tag == RIO_TAG_TURN)
+    if (n == 0 || tag == RIO_TAG_META || tag == RIO_TAG_TOKEN || tag == RIO_TAG_TURN ||
+        integer_type(dt))
         return RIO_COUNT_META;
     return RIO_COUNT_DATA;
 }
 
-static void note(int tag, size_t count, MPI_Datatype dt)
+static void note(int tag, size_t count, MPI_Datatype dt, int dst, MPI_Comm comm)
 {
     if (!__atomic_load_n(&window, __ATOMIC_RELAXED))
         return;
-    int size = 0;
+    int me = -1, size = 0;
+    PMPI_Comm_rank(comm, &me);
+    if (dst == me)
+        return; /* a message to itself crosses nothing */
     PMPI_Type_size(dt, &size);
     long long n = (long long)count * size;
-    int c = class_of(tag, n);
+    int c = class_of(tag, n, dt);
     __atomic_add_fetch(&msgs[c], 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&bytes[c], n, __ATOMIC_RELAXED);
 }
 
-#if HAVE_PML
 static mca_pml_base_module_isend_init_fn_t real_isend_init;
 static mca_pml_base_module_isend_fn_t real_isend;
 static mca_pml_base_module_send_fn_t real_send;
@@ -76,7 +97,7 @@ static int count_isend_init(const void *buf, size_t count, struct ompi_datatype_
                             int tag, mca_pml_base_send_mode_t mode,
                             struct ompi_communicator_t *comm, struct ompi_request_t **req)
 {
-    note(tag, count, (MPI_Datatype)dt);
+    note(tag, count, (MPI_Datatype)dt, dst, (MPI_Comm)comm);
     return real_isend_init(buf, count, dt, dst, tag, mode, comm, req);
 }
 
@@ -84,14 +105,14 @@ static int count_isend(const void *buf, size_t count, struct ompi_datatype_t *dt
                        int tag, mca_pml_base_send_mode_t mode, struct ompi_communicator_t *comm,
                        struct ompi_request_t **req)
 {
-    note(tag, count, (MPI_Datatype)dt);
+    note(tag, count, (MPI_Datatype)dt, dst, (MPI_Comm)comm);
     return real_isend(buf, count, dt, dst, tag, mode, comm, req);
 }
 
 static int count_send(const void *buf, size_t count, struct ompi_datatype_t *dt, int dst, int tag,
                       mca_pml_base_send_mode_t mode, struct ompi_communicator_t *comm)
 {
-    note(tag, count, (MPI_Datatype)dt);
+    note(tag, count, (MPI_Datatype)dt, dst, (MPI_Comm)comm);
     return real_send(buf, count, dt, dst, tag, mode, comm);
 }
 #endif
