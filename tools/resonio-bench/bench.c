@@ -23,6 +23,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -156,14 +157,59 @@ static int start_service(int rank,
     return 0;
 }
 
+static int is_suite(int argc, char **argv, int i, const char *name)
+{
+    char eq[64];
+    snprintf(eq, sizeof eq, "--suite=%s", name);
+    return (!strcmp(argv[i], "--suite") && i + 1 < argc && !strcmp(argv[i + 1], name)) ||
+           !strcmp(argv[i], eq);
+}
+
+#ifndef RIO_SCALE_TOOL
+#define RIO_SCALE_TOOL "resonio-scale"
+#endif
+
+/* The scale suite launches the bench itself, at one rank count after
+ * another (resonio-scale, a script beside the bench's sources): this
+ * process only hands over, before MPI_Init, with its own path. */
+static int scale_main(int argc, char **argv)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "resonio-bench: --suite scale: cannot find this program's path\n");
+        return 1;
+    }
+    self[n] = 0;
+    char **av = calloc((size_t)argc + 4, sizeof *av);
+    int k = 0;
+    av[k++] = "python3";
+    av[k++] = RIO_SCALE_TOOL;
+    av[k++] = "--bench";
+    av[k++] = self;
+    for (int i = 1; i < argc; i++) {
+        if (is_suite(argc, argv, i, "scale")) {
+            i += strcmp(argv[i], "--suite") == 0;
+            continue;
+        }
+        av[k++] = argv[i];
+    }
+    execvp("python3", av);
+    fprintf(stderr, "resonio-bench: --suite scale: cannot run %s: %s\n", RIO_SCALE_TOOL,
+            strerror(errno));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     /* the overlap suite is a program of its own (overlap.c): it asks for
      * MPI_THREAD_MULTIPLE at MPI_Init_thread */
-    for (int i = 1; i < argc; i++)
-        if ((!strcmp(argv[i], "--suite") && i + 1 < argc && !strcmp(argv[i + 1], "overlap")) ||
-            !strcmp(argv[i], "--suite=overlap"))
+    for (int i = 1; i < argc; i++) {
+        if (is_suite(argc, argv, i, "overlap"))
             return bench_overlap_main(argc, argv);
+        if (is_suite(argc, argv, i, "scale"))
+            return scale_main(argc, argv);
+    }
     MPI_Init(&argc, &argv);
     int rank, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
