@@ -175,13 +175,16 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     if (!steady) /* the summary's region count */
         limit_rounds(&c, &plan);
     rc = s->plan(&c, &plan);
+    /* a read's file size, when this collective can carry it (-2: not yet) */
+    MPI_Offset size_max = -2;
     if (!s->alone) { /* plans follow from the summary; only allocation fails */
-        int bad = rc != 0, anybad = 0;
-        MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm);
-        if (anybad) {
+        MPI_Offset mine[2] = {rc != 0, req->write ? -1 : rio__coll_size_mine(&c)}, any[2];
+        MPI_Allreduce(mine, any, 2, RIO_MPI_OFFSET_SIGNED, MPI_MAX, ctx->comm);
+        if (any[0]) {
             rc = rc ? rc : RIO_E_REMOTE;
             goto out;
         }
+        size_max = any[1];
     }
     if (rc)
         goto out;
@@ -214,7 +217,8 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
              * rank's pieces only become fewer, and it still sends every
              * aggregator the summary names its (possibly empty) metadata. */
             MPI_Offset size;
-            rc = rio__coll_file_size(&c, &size);
+            rc = size_max > -2 ? rio__coll_size_agreed(&c, size_max, &size)
+                               : rio__coll_file_size(&c, &size);
             clipped = *c.req;
             clipped.nbytes = rc ? 0 : rio__coll_readable(c.req, size);
             c.req = &clipped;

@@ -252,6 +252,11 @@ int rio__coll_unpack(struct rio_coll_ctx *ctx, const struct rio_coll_req *q,
 /** The file's size into *all, for a collective read.  Collective over
  *  c's context; an error of the storage's get_size. */
 int rio__coll_file_size(const struct rio_coll_call *c, MPI_Offset *all);
+/** rio__coll_file_size in two halves, for a caller whose own collective
+ *  carries the maximum: this rank's part (-1 where it does not know), and
+ *  the size from the maximum over the ranks.  Local. */
+MPI_Offset rio__coll_size_mine(const struct rio_coll_call *c);
+int rio__coll_size_agreed(const struct rio_coll_call *c, MPI_Offset max, MPI_Offset *all);
 /** Bytes of q's view stream below file offset size, from file_start. */
 MPI_Offset rio__coll_readable(const struct rio_coll_req *q, MPI_Offset size);
 

@@ -161,15 +161,29 @@ int rio__coll_pairs_each(const struct rio_coll_call *c,
 /* Contract in coll_int.h.  Ranks whose open is still deferred
  * (romio_no_indep_rw) must not open the file to ask: the ranks that have
  * it open (rank 0 always) tell the others. */
-int rio__coll_file_size(const struct rio_coll_call *c, MPI_Offset *all)
+MPI_Offset rio__coll_size_mine(const struct rio_coll_call *c)
 {
     struct rio_store *st = c->req->st;
     MPI_Offset size = -1;
-    *all = -1;
     if (rio__store_deferred_opened(st) && st->ops->get_size(st, &size))
         size = -1;
-    MPI_Allreduce(&size, all, 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
-    return *all < 0 ? st->ops->get_size(st, all) : 0;
+    return size;
+}
+
+/* Contract in coll_int.h. */
+int rio__coll_size_agreed(const struct rio_coll_call *c, MPI_Offset max, MPI_Offset *all)
+{
+    struct rio_store *st = c->req->st;
+    *all = max;
+    return max < 0 ? st->ops->get_size(st, all) : 0;
+}
+
+/* Contract in coll_int.h. */
+int rio__coll_file_size(const struct rio_coll_call *c, MPI_Offset *all)
+{
+    MPI_Offset size = rio__coll_size_mine(c), max = -1;
+    MPI_Allreduce(&size, &max, 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
+    return rio__coll_size_agreed(c, max, all);
 }
 
 /* Contract in coll_int.h. */

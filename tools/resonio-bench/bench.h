@@ -232,7 +232,9 @@ struct bench_phase {
      * cnt_rounds 0: not counted (no layer, or not on every rank) */
     int cnt_rounds;
     double cnt_msgs[3], cnt_bytes[3], cnt_msgs_max[3], cnt_bytes_max[3];
-    long long cnt_mine[7]; /* this rank's of the current round: msgs, bytes, valid */
+    double cnt_io[2], cnt_io_max[2]; /* storage requests and their bytes */
+    long long cnt_mine[9]; /* this rank's of the current round: msgs[3], bytes[3],
+                              storage requests, their bytes, valid */
     /* the emulated storage's targets (rank 0; ntgt 0 when not measured) */
     int ntgt;
     struct bench_tgt tgt[BENCH_MAX_TARGETS];
@@ -244,6 +246,11 @@ struct bench_impl_result {
     double rss_mib;       /* peak RSS of its probe round, max over ranks */
     double rss_added_mib; /* of which the round added (peak - resident at start) */
     double rss_mean_mib, rss_added_mean_mib; /* the same, the mean over ranks */
+    /* the added memory of the largest aggregator and of the largest other
+     * rank, an aggregator being a rank that sent data to others in the
+     * first timed read (counting layer; naggs -1 without it) */
+    double rss_added_agg_mib, rss_added_other_mib, rss_added_mine;
+    int naggs;
     long long errors; /* failed calls + wrong bytes, all rounds, all ranks */
     long long strays; /* non-zero bytes in never-written gaps (holes) */
 };

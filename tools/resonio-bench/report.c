@@ -802,7 +802,10 @@ static void json_phase(FILE *f, const struct bench_point *p, const struct bench_
                        "\"%s_bytes_max\": %.6g",
                     k ? ", " : "{", cls[k], ph->cnt_msgs[k] / n, cls[k], ph->cnt_msgs_max[k] / n,
                     cls[k], ph->cnt_bytes[k] / n, cls[k], ph->cnt_bytes_max[k] / n);
-        fprintf(f, "}");
+        fprintf(f, ", \"storage_reqs\": %.6g, \"storage_reqs_max\": %.6g, "
+                   "\"storage_bytes\": %.6g, \"storage_bytes_max\": %.6g}",
+                ph->cnt_io[0] / n, ph->cnt_io_max[0] / n, ph->cnt_io[1] / n,
+                ph->cnt_io_max[1] / n);
     }
     fprintf(f, ",\n         \"seq_fraction\": ");
     json_num(f, seq_of(ph, -1), seq_of(ph, -1) >= 0);
@@ -899,10 +902,18 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
             json_str(f, r->impl->name);
             fprintf(f,
                     ", \"verified\": %s, \"errors\": %lld, \"stray_bytes\": %lld, "
-                    "\"rss_mib\": %.1f, \"rss_added_mib\": %.1f, \"rss_mean_mib\": %.1f, "
-                    "\"rss_added_mean_mib\": %.1f,\n        \"write\": ",
+                    "\"rss_mib\": %.3f, \"rss_added_mib\": %.3f, \"rss_mean_mib\": %.3f, "
+                    "\"rss_added_mean_mib\": %.3f, ",
                     r->errors ? "false" : "true", r->errors, r->strays, r->rss_mib,
                     r->rss_added_mib, r->rss_mean_mib, r->rss_added_mean_mib);
+            if (r->naggs >= 0) {
+                fprintf(f, "\"aggregators\": %d, \"rss_added_agg_mib\": ", r->naggs);
+                json_num(f, r->rss_added_agg_mib, r->naggs > 0);
+                fprintf(f, ", \"rss_added_other_mib\": ");
+                json_num(f, r->rss_added_other_mib, r->naggs < m->nprocs);
+                fprintf(f, ",\n        \"write\": ");
+            } else
+                fprintf(f, "\"aggregators\": null,\n        \"write\": ");
             json_phase(f, p, r, &r->w, n ? n->w.med : 0);
             fprintf(f, ",\n        \"read\": ");
             json_phase(f, p, r, &r->r, n ? n->r.med : 0);

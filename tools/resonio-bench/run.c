@@ -491,16 +491,18 @@ static void count_phase(struct bench_phase *res)
         res->cnt_mine[k] = c.msgs[k];
         res->cnt_mine[3 + k] = c.bytes[k];
     }
-    res->cnt_mine[6] = c.magic == RIO_COUNT_MAGIC && c.seen_pml;
+    res->cnt_mine[6] = c.io_reqs;
+    res->cnt_mine[7] = c.io_bytes;
+    res->cnt_mine[8] = c.magic == RIO_COUNT_MAGIC && c.seen_pml;
 }
 
 /* A timed round's counts, over the ranks: the mean and the largest rank's
  * per call, added to the phase's when every rank counted. */
 static void count_keep(const struct point_ctx *x, int ncalls, struct bench_phase *ph)
 {
-    long long sum[7], max[7], one = ph->cnt_mine[6], all = 0;
-    MPI_Allreduce(ph->cnt_mine, sum, 6, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(ph->cnt_mine, max, 6, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    long long sum[8], max[8], one = ph->cnt_mine[8], all = 0;
+    MPI_Allreduce(ph->cnt_mine, sum, 8, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(ph->cnt_mine, max, 8, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&one, &all, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     if (!all || ncalls < 1)
         return;
@@ -511,7 +513,28 @@ static void count_keep(const struct point_ctx *x, int ncalls, struct bench_phase
         ph->cnt_msgs_max[k] += (double)max[k] / calls;
         ph->cnt_bytes_max[k] += (double)max[3 + k] / calls;
     }
+    for (int k = 0; k < 2; k++) {
+        ph->cnt_io[k] += (double)sum[6 + k] / (nranks * calls);
+        ph->cnt_io_max[k] += (double)max[6 + k] / calls;
+    }
     ph->cnt_rounds++;
+}
+
+/* The probe round's added memory of aggregators and of the other ranks,
+ * apart: an aggregator is a rank that sent file data to others in the
+ * first timed read, as the counting layer saw it (native's and resonio's
+ * alike); nothing without the layer. */
+static void rss_by_role(const struct point_ctx *x, struct bench_impl_result *res)
+{
+    if (!res->r.cnt_rounds)
+        return;
+    int agg = res->r.cnt_mine[2] > 0, naggs = 0;
+    double mine[2] = {agg ? res->rss_added_mine : 0, agg ? 0 : res->rss_added_mine}, max[2];
+    MPI_Allreduce(mine, max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&agg, &naggs, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    res->rss_added_agg_mib = max[0];
+    res->rss_added_other_mib = max[1];
+    res->naggs = naggs;
 }
 
 static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info info, int write,
@@ -1075,6 +1098,8 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
                 res->rss_added_mib = rssmax[1];
                 res->rss_mean_mib = rsssum[0] / x.np;
                 res->rss_added_mean_mib = rsssum[1] / x.np;
+                res->rss_added_mine = rss[1];
+                res->naggs = -1;
             }
             if (e)
                 fprintf(stderr, "%sresonio-bench: rank %d: %s %s, %s, round %d: %lld wrong%s%s\n",
@@ -1090,6 +1115,8 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
             if (r > 0 && im->kind != IMPL_LIMIT) {
                 count_keep(&x, p->ncalls, &res->w);
                 count_keep(&x, p->ncalls, &res->r);
+                if (r == 1)
+                    rss_by_role(&x, res);
             }
             if (r > 0 && im->kind == IMPL_RESONIO) {
                 keep_sel(&x, &sel[0], &res->w);

@@ -24,16 +24,26 @@
  * (OMPIO's aggregators send their own share so; resonio copies it).  The
  * window is the process's: every thread's sends count while it is open.
  *
- * Under MPICH there is no such table to reach; the layer says so once and
- * counts nothing, so a program's counts stay absent rather than partial.
+ * Storage requests are counted where every MPI-IO implementation makes
+ * them on a local or mounted file system: the C library's positioned reads
+ * and writes (resonio's posix driver, ROMIO's and OMPIO's), which the layer
+ * wraps by their names.  Requests through io_uring or a storage library
+ * (librados, libcephfs) pass elsewhere and are not counted.
+ *
+ * Under MPICH there is no point-to-point table to reach; the layer says so
+ * once and counts nothing, so a program's counts stay absent rather than
+ * partial.
  */
 #include "rio_count.h"
 #include "../../src/coll/tags.h"
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #if defined(OPEN_MPI) && OPEN_MPI && defined(RIO_COUNT_PML)
 #include "ompi_config.h"
@@ -45,7 +55,54 @@
 
 static int window;
 static long long msgs[RIO_COUNT_NCLASS], bytes[RIO_COUNT_NCLASS];
+static long long io_reqs, io_bytes;
 static int hooked;
+
+/* ---- storage requests: the C library's positioned reads and writes ----------- */
+
+static void *next(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+
+static ssize_t io_note(ssize_t n)
+{
+    if (__atomic_load_n(&window, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&io_reqs, 1, __ATOMIC_RELAXED);
+        if (n > 0)
+            __atomic_add_fetch(&io_bytes, (long long)n, __ATOMIC_RELAXED);
+    }
+    return n;
+}
+
+/* pwrite(fd, buf, n, off) and its kin, each by the next definition of its
+ * own name (the C library's) */
+#define RIO_POSITIONED(name, buftype, offtype)                                      \
+    ssize_t name(int fd, buftype buf, size_t n, offtype off)                         \
+    {                                                                                \
+        static ssize_t (*real)(int, buftype, size_t, offtype);                       \
+        if (!real)                                                                   \
+            real = (ssize_t(*)(int, buftype, size_t, offtype))next(#name);           \
+        return io_note(real(fd, buf, n, off));                                       \
+    }
+RIO_POSITIONED(pwrite, const void *, off_t)
+RIO_POSITIONED(pwrite64, const void *, off64_t)
+RIO_POSITIONED(pread, void *, off_t)
+RIO_POSITIONED(pread64, void *, off64_t)
+#define RIO_VECTORED(name, offtype)                                                  \
+    ssize_t name(int fd, const struct iovec *iov, int cnt, offtype off)              \
+    {                                                                                \
+        static ssize_t (*real)(int, const struct iovec *, int, offtype);             \
+        if (!real)                                                                   \
+            real = (ssize_t(*)(int, const struct iovec *, int, offtype))next(#name); \
+        return io_note(real(fd, iov, cnt, off));                                     \
+    }
+RIO_VECTORED(pwritev, off_t)
+RIO_VECTORED(pwritev64, off64_t)
+RIO_VECTORED(preadv, off_t)
+RIO_VECTORED(preadv64, off64_t)
+
+/* ---- messages ---------------------------------------------------------------- */
 
 #if HAVE_PML
 /* The predefined integer types: offsets, lengths and counts travel in
@@ -187,6 +244,8 @@ int MPI_Pcontrol(const int level, ...)
                 out->msgs[c] = __atomic_exchange_n(&msgs[c], 0, __ATOMIC_RELAXED);
                 out->bytes[c] = __atomic_exchange_n(&bytes[c], 0, __ATOMIC_RELAXED);
             }
+            out->io_reqs = __atomic_exchange_n(&io_reqs, 0, __ATOMIC_RELAXED);
+            out->io_bytes = __atomic_exchange_n(&io_bytes, 0, __ATOMIC_RELAXED);
         }
     }
     return MPI_SUCCESS;

@@ -4,7 +4,8 @@
  *
  * The layer counts the messages every rank sends while a window is open,
  * as the MPI library's point-to-point layer sees them, sorted into three
- * classes.  A program opens and closes windows, and reads the counts,
+ * classes, and the storage requests the rank makes through the C
+ * library's positioned reads and writes.  A program opens and closes windows, and reads the counts,
  * through MPI_Pcontrol, the standard's hook for profiling layers:
  *
  *     MPI_Pcontrol(1)                    open a window
@@ -34,6 +35,10 @@ struct rio_count {
     int seen_pml;   /* 1: the MPI library's own messages were counted too */
     long long msgs[RIO_COUNT_NCLASS];
     long long bytes[RIO_COUNT_NCLASS];
+    /* storage requests: the process's positioned reads and writes
+     * (pread, pwrite, preadv, pwritev and their 64-bit names) and the
+     * bytes they moved */
+    long long io_reqs, io_bytes;
 };
 
 #endif
