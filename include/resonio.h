@@ -339,11 +339,16 @@ struct rio_coll_info {
     int target_server[RIO_COLL_MAX_TARGETS]; /**< the server of each target where
                                    storage maps objects to servers (CephFS: the OSD id);
                                    -1 where targets are stripe columns */
+    double time_plan;            /**< CPU seconds of planning (the strategy's plan made
+                                   from the summary: domains, aggregators, rounds),
+                                   slowest rank */
 };
 /** The size of the first version of struct rio_coll_info. */
 #define RIO_COLL_INFO_SIZE_V1 RIO_SIZE_THROUGH(struct rio_coll_info, target_ascending)
 /** The size with target_server. */
 #define RIO_COLL_INFO_SIZE_V2 RIO_SIZE_THROUGH(struct rio_coll_info, target_server)
+/** The size with time_plan. */
+#define RIO_COLL_INFO_SIZE_V3 RIO_SIZE_THROUGH(struct rio_coll_info, time_plan)
 /** Fill *out (out->size set by the caller) for the last collective data
  *  call on fh.  Collective over the file's communicator (it gathers the
  *  ranks' request traces); a bad out on one rank fails there only, after

@@ -174,7 +174,9 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     plan.round_bytes = rio__coll_settings(req->hints)->cb_buffer_size; /* > 0: the key's table */
     if (!steady) /* the summary's region count */
         limit_rounds(&c, &plan);
+    double cpu0 = rio__cpu_now();
     rc = s->plan(&c, &plan);
+    c.t_plan = rio__cpu_now() - cpu0;
     /* a read's file size, when this collective can carry it (-2: not yet) */
     MPI_Offset size_max = -2;
     if (!s->alone) { /* plans follow from the summary; only allocation fails */
@@ -274,6 +276,7 @@ out:
     L->exchanged = c.exchanged;
     L->copies = c.copies;
     L->time_exchange = c.t_exchange;
+    L->time_plan = c.t_plan;
     L->time_storage =
         req->st->stats ? rio__stat_get_time(&req->st->stats->time_storage) - t_store0 : 0;
     L->ntargets = c.tg.T;

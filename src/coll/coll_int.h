@@ -192,6 +192,7 @@ struct rio_coll_call {
     /* measurements */
     long long exchanged, copies;
     double t_exchange;
+    double t_plan; /* CPU seconds in the strategy's plan function */
 };
 
 struct rio_coll_strategy {

@@ -54,9 +54,9 @@ int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
     MPI_Comm comm = ctx->comm;
     int P = ctx->nprocs, n = ctx->trace.n, rc = 0;
     long long sums[4] = {L->bytes, L->exchanged, L->copies, n + ctx->trace.dropped}, tot[4];
-    double tm[2] = {L->time_exchange, L->time_storage}, tmax[2];
+    double tm[3] = {L->time_exchange, L->time_storage, L->time_plan}, tmax[3];
     MPI_Allreduce(sums, tot, 4, MPI_LONG_LONG, MPI_SUM, comm);
-    MPI_Allreduce(tm, tmax, 2, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(tm, tmax, 3, MPI_DOUBLE, MPI_MAX, comm);
 
     /* the trace of every rank, in time order, on rank 0 */
     int *counts = rio__malloc(sizeof(int) * (size_t)P), *displs = rio__malloc(sizeof(int) * (size_t)P);
@@ -94,6 +94,7 @@ int rio__coll_last(struct rio_coll_ctx *ctx, struct rio_coll_info *out)
     out->storage_reqs = tot[3];
     out->time_exchange = tmax[0];
     out->time_storage = tmax[1];
+    out->time_plan = tmax[2];
     if (ctx->rank == 0) {
         struct tentry *e = all;
         long long ne = total / (long long)sizeof(struct tentry);

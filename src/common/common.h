@@ -90,6 +90,9 @@ static inline double rio__stat_get_time(const double *t)
 
 /** Seconds from a monotonic clock. */
 double rio__now(void);
+/** CPU seconds the calling thread has used (its own clock: time waiting
+ *  for another rank on a shared core does not count). */
+double rio__cpu_now(void);
 
 /* Reductions of MPI_Offset values use this type: Open MPI 4.1 reduces
  * MPI_OFFSET as unsigned (MAX of 5 and -1 is -1), and MPI_Offset is a

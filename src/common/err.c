@@ -244,9 +244,19 @@ int rio__err_to_mpi(int err, const char *op, const char *name)
     return code;
 }
 
-double rio__now(void)
+static double clock_seconds(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double rio__now(void)
+{
+    return clock_seconds(CLOCK_MONOTONIC);
+}
+
+double rio__cpu_now(void)
+{
+    return clock_seconds(CLOCK_THREAD_CPUTIME_ID);
 }

@@ -213,6 +213,7 @@ struct bench_phase {
     int have_coll;       /* rio_coll_last worked on every call */
     long long resent, copies, coll_bytes, coll_reqs;
     double time_exchange, time_coll_storage; /* per call slowest rank, summed */
+    double time_plan; /* CPU seconds planning a call, slowest rank, mean over the calls */
     char ran[64];                            /* strategies that ran, as reported */
     /* the selector (resonio only), from the timed rounds: calls and
      * examining calls summed over them; the steady cost per call (seconds

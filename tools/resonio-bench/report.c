@@ -767,6 +767,8 @@ static void json_phase(FILE *f, const struct bench_point *p, const struct bench_
     json_num(f, ph->time_exchange, ph->have_coll);
     fprintf(f, ", \"time_storage\": ");
     json_num(f, ph->time_coll_storage, ph->have_coll);
+    fprintf(f, ", \"plan_cpu_us\": ");
+    json_num(f, 1e6 * ph->time_plan, ph->have_coll);
     fprintf(f, ", \"stats_time_storage\": ");
     json_num(f, ph->time_storage, ph->have_stats);
     fprintf(f, ", \"stats_time_agree\": ");

@@ -140,7 +140,7 @@ struct probe {
     int stats_ok;
     int coll_ok, coll_calls;
     long long exchanged, copies, bytes, reqs;
-    double t_exch, t_stor;
+    double t_exch, t_stor, t_plan;
     char ran[64];
 };
 
@@ -398,6 +398,7 @@ static void probe_call(const struct bench_io *io, void *fh, struct probe *pr)
     pr->reqs += ci.storage_reqs;
     pr->t_exch += ci.time_exchange;
     pr->t_stor += ci.time_storage;
+    pr->t_plan += ci.time_plan;
     ci.strategy[sizeof ci.strategy - 1] = 0;
     if (ci.strategy[0] && !strstr(pr->ran, ci.strategy)) {
         size_t n = strlen(pr->ran);
@@ -883,6 +884,7 @@ static void keep_probe(struct point_ctx *x, const struct probe *pr, int write,
         ph->coll_reqs = pr->reqs;
         ph->time_exchange = pr->t_exch;
         ph->time_coll_storage = pr->t_stor;
+        ph->time_plan = pr->t_plan / pr->coll_calls;
         snprintf(ph->ran, sizeof ph->ran, "%s", pr->ran);
     }
 }
