@@ -305,9 +305,11 @@ static int post_runs(struct inflight *f, MPI_Comm comm, int send, int peer, cons
     *bytes = tot;
     if (!rc && nruns > 1 && plain && tot <= INT_MAX) {
         if (send)
-            MPI_Isend(run_at(r, 0), (int)tot, MPI_BYTE, peer, RIO_TAG_DATA, comm, &f->req[f->nreq++]);
+            MPI_Isend(run_at(r, 0), (int)tot, MPI_BYTE, peer, RIO_TAG_DATA, comm,
+                      &f->req[f->nreq++]);
         else
-            MPI_Irecv(run_at(r, 0), (int)tot, MPI_BYTE, peer, RIO_TAG_DATA, comm, &f->req[f->nreq++]);
+            MPI_Irecv(run_at(r, 0), (int)tot, MPI_BYTE, peer, RIO_TAG_DATA, comm,
+                      &f->req[f->nreq++]);
         return 0;
     }
     if (!rc)

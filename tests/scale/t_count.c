@@ -7,8 +7,8 @@
  *    application's tag 7, as bytes), metadata (tags 11 and 13, an empty
  *    tag 12, and two MPI_OFFSETs with tag 7) and one broadcast of 4 bytes
  *    (a collective's message, tag < 0); rank 1 sends nothing but what the
- *    broadcast needs (nothing, at 2 ranks).  A message sent outside the window is not counted, and a
- *    read zeroes the counts.
+ *    broadcast needs (nothing, at 2 ranks).  A message sent outside the
+ *    window is not counted, and a read zeroes the counts.
  * 2. resonio, two_phase with one aggregator (cb_nodes 1: rank 0): each rank
  *    writes 64 KiB at rank * 64 KiB.  Rank 1's block reaches the aggregator
  *    in one data message of exactly 64 KiB; rank 0 sends no data.  The read

@@ -20,9 +20,10 @@
  * Non-negative tags are point-to-point: metadata when the message is
  * empty, carries one of resonio's data-less tags (coll/tags.h) or is made
  * of a predefined integer type (OMPIO sends its read path's indexes as
- * MPI_LONG and MPI_INT with its own tags), and file data otherwise.  A message a rank sends to itself is not counted
- * (OMPIO's aggregators send their own share so; resonio copies it).  The
- * window is the process's: every thread's sends count while it is open.
+ * MPI_LONG and MPI_INT with its own tags), and file data otherwise.  A
+ * message a rank sends to itself is not counted (OMPIO's aggregators send
+ * their own share so; resonio copies it).  The window is the process's:
+ * every thread's sends count while it is open.
  *
  * Storage requests are counted where every MPI-IO implementation makes
  * them on a local or mounted file system: the C library's positioned reads
