@@ -441,7 +441,12 @@ static int decode(MPI_Datatype type, struct rio_dl **out)
     MPI_Type_get_contents(type, ni, na, nd, ints, addrs, types);
     got = 1;
 
-    if (comb == MPI_COMBINER_STRUCT) {
+    /* SimGrid's SMPI (3.32) reports struct and resized types as INDEXED
+     * with a struct's contents (count, blocklens; displacements; types; a
+     * resized type as a struct between MPI_LB and MPI_UB markers, which
+     * hold no data).  A real INDEXED has no address arguments, so the two
+     * cannot be confused. */
+    if (comb == MPI_COMBINER_STRUCT || (comb == MPI_COMBINER_INDEXED && na > 0)) {
         err = decode_struct(ints, addrs, types, extent, out);
         goto out;
     }
