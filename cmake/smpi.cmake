@@ -114,32 +114,11 @@ if(BUILD_TESTING)
   # resonio-bench on the simulated storage, every strategy and auto, every
   # byte checked from the targets' objects: the workloads whose types SMPI
   # builds (its struct and resized types it reports as INDEXED, which the
-  # datatype decoder reads as structs: decode.c).  collperf's darray and
-  # the subarray types SMPI does not build right are left out.
-  set(SMPI_BENCH
-    "iormpiio|iormpiio -seg 8k -size 256k"
-    "demo|demo -seg 4k -size 64k"
-    "mpiiotest|mpiiotest -seg 16k -size 128k"
-    "noncontig|noncontig -elmtcount 16 -bufsize 32k -size 64k"
-    "ecio|ecio -count 1000 -calls 2"
-    "varsize|varsize -record 4k -vars 8"
-    "flash|flash -blocks 4 -nxb 4 -nguard 2 -nvar 3"
-    "hpio|hpio -region_count 64 -region_size 512"
-    "matrix|matrix -block 4k -depth 4 -size 64k"
-    "tile|tile -frames 1 -tile_w 64 -tile_h 48 -overlap_x 16 -overlap_y 8")
-  foreach(entry ${SMPI_BENCH})
-    string(REPLACE "|" ";" parts "${entry}")
-    list(GET parts 0 name)
-    list(GET parts 1 spec)
-    separate_arguments(spec UNIX_COMMAND "${spec}")
-    add_test(NAME smpi.bench.${name}.np4
-      COMMAND ${CMAKE_BINARY_DIR}/resonio-smpirun -timeout 100 -np 4 $<TARGET_FILE:resonio-bench>
-              -rounds 1 -noplot -o ${CMAKE_BINARY_DIR}/bench-out/${name} -w ${spec})
-    set_tests_properties(smpi.bench.${name}.np4 PROPERTIES LABELS smpi TIMEOUT 120
-      PASS_REGULAR_EXPRESSION "every byte verified"
-      FAIL_REGULAR_EXPRESSION
-      "SOME BYTES OR CALLS WRONG|Segmentation fault|Execution failed|timed out")
-  endforeach()
+  # datatype decoder reads as structs: decode.c); collperf's darray SMPI
+  # does not implement.
+  include(${CMAKE_SOURCE_DIR}/tools/resonio-bench/smoke.cmake)
+  rio_bench_smoke(smpi.bench ${CMAKE_BINARY_DIR}/bench-out smpi collperf ""
+    ${CMAKE_BINARY_DIR}/resonio-smpirun -timeout 100 -np 4 $<TARGET_FILE:resonio-bench>)
   # run without privatization (a later --cfg overrides the runner's), the
   # bench refuses to start instead of mixing the ranks' state
   add_test(NAME smpi.bench.no_privatization
