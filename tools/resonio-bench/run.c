@@ -476,10 +476,6 @@ static void tgt_read(struct point_ctx *x, struct bench_phase *res, long long *er
     }
 }
 
-/* One phase: open, view, the calls (timed with the close), stats and the
- * selector's report (into *sel when not NULL); on emu the targets'
- * counters into *res.  Collective.  Returns the seconds of this rank;
- * errors added to *err. */
 /* The counting layer's controls (rio_count.h).  SMPI has no MPI_Pcontrol
  * (it aborts), and no layer to talk to. */
 static void count_control(int level, struct rio_count *c)
@@ -540,7 +536,7 @@ static void count_keep(const struct point_ctx *x, int ncalls, struct bench_phase
  * apart: an aggregator is a rank that sent file data to others in the
  * first timed read, as the counting layer saw it (native's and resonio's
  * alike); nothing without the layer. */
-static void rss_by_role(const struct point_ctx *x, struct bench_impl_result *res)
+static void rss_by_role(struct bench_impl_result *res)
 {
     if (!res->r.cnt_rounds)
         return;
@@ -553,6 +549,10 @@ static void rss_by_role(const struct point_ctx *x, struct bench_impl_result *res
     res->naggs = naggs;
 }
 
+/* One phase: open, view, the calls (timed with the close), stats and the
+ * selector's report (into *sel when not NULL); on emu the targets'
+ * counters into *res.  Collective.  Returns the seconds of this rank;
+ * errors added to *err. */
 static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info info, int write,
                     struct probe *pr, struct bench_sel *sel, struct bench_phase *res,
                     long long *err)
@@ -1133,7 +1133,7 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
                 count_keep(&x, p->ncalls, &res->w);
                 count_keep(&x, p->ncalls, &res->r);
                 if (r == 1)
-                    rss_by_role(&x, res);
+                    rss_by_role(res);
             }
             if (r > 0 && im->kind == IMPL_RESONIO) {
                 keep_sel(&x, &sel[0], &res->w);
