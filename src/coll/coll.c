@@ -177,10 +177,12 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     double cpu0 = rio__cpu_now();
     rc = s->plan(&c, &plan);
     c.t_plan = rio__cpu_now() - cpu0;
-    /* a read's file size, when this collective can carry it (-2: not yet) */
+    /* an exchanging read's file size, when this collective can carry it
+     * (-2: not yet); the plans, and so their modes, agree on every rank */
     MPI_Offset size_max = -2;
     if (!s->alone) { /* plans follow from the summary; only allocation fails */
-        MPI_Offset mine[2] = {rc != 0, req->write ? -1 : rio__coll_size_mine(&c)}, any[2];
+        int sized = !req->write && plan.mode == RIO_COLL_EXCHANGE;
+        MPI_Offset mine[2] = {rc != 0, sized ? rio__coll_size_mine(&c) : -1}, any[2];
         MPI_Allreduce(mine, any, 2, RIO_MPI_OFFSET_SIGNED, MPI_MAX, ctx->comm);
         if (any[0]) {
             rc = rc ? rc : RIO_E_REMOTE;
