@@ -5,8 +5,9 @@
  * The layer counts the messages every rank sends while a window is open,
  * as the MPI library's point-to-point layer sees them, sorted into three
  * classes, and the storage requests the rank makes through the C
- * library's positioned reads and writes.  A program opens and closes windows, and reads the counts,
- * through MPI_Pcontrol, the standard's hook for profiling layers:
+ * library's positioned reads and writes.  A program opens and closes
+ * windows, and reads the counts, through MPI_Pcontrol, the standard's hook
+ * for profiling layers:
  *
  *     MPI_Pcontrol(1)                    open a window
  *     MPI_Pcontrol(0)                    close it
