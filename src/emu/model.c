@@ -33,6 +33,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,50 @@ int rio__emu_model_parse(const char *name, enum rio_emu_model_kind *m)
             return 0;
         }
     return -1;
+}
+
+/* The disk's parameters by name, with the range each may take. */
+static const struct {
+    const char *name;
+    size_t off;
+    double lo, hi;
+} params[] = {
+#define P(f, lo, hi) {#f, offsetof(struct rio_emu_disk_cfg, f), lo, hi}
+    P(seek_ms, 0, 1e4),     P(track_ms, 0, 1e4),      P(rpm, 1, 1e6),
+    P(rate_mbs, 1e-3, 1e9), P(track_kib, 0, 1e9),     P(readahead_kib, 0, 1e9),
+    P(overhead_us, 0, 1e9), P(capacity_gb, 1e-3, 1e9), P(ssd_lat_us, 0, 1e9),
+    P(ssd_mbs, 1e-3, 1e9),  P(revoke_us, 0, 1e9),     P(cache_mib, 0, 1e7),
+    P(cache_mbs, 1e-3, 1e9),
+#undef P
+};
+
+/* Contract in model.h. */
+int rio__emu_model_set(struct rio_emu_disk_cfg *c, const char *name, double v)
+{
+    for (size_t k = 0; k < sizeof params / sizeof params[0]; k++)
+        if (!strcmp(name, params[k].name)) {
+            if (!(v >= params[k].lo && v <= params[k].hi))
+                return -2;
+            *(double *)((char *)c + params[k].off) = v;
+            return 0;
+        }
+    return -1;
+}
+
+/* Contract in model.h. */
+double rio__emu_model_value(const struct rio_emu_disk_cfg *c, int k)
+{
+    return *(const double *)((const char *)c + params[k].off);
+}
+
+/* Contract in model.h. */
+const char *rio__emu_model_param(int k, double *lo, double *hi)
+{
+    if (k < 0 || k >= (int)(sizeof params / sizeof params[0]))
+        return NULL;
+    *lo = params[k].lo;
+    *hi = params[k].hi;
+    return params[k].name;
 }
 
 #define OBJ_SLOTS 256

@@ -43,6 +43,16 @@ void rio__emu_model_defaults(struct rio_emu_disk_cfg *c);
 const char *rio__emu_model_name(enum rio_emu_model_kind m);
 /** The model a name gives: 0 and *m set for "hdd", "ssd" or "none", else -1. */
 int rio__emu_model_parse(const char *name, enum rio_emu_model_kind *m);
+/** Set the parameter `name` (a field of rio_emu_disk_cfg but model, e.g.
+ *  "rate_mbs") to v: 0, -1 for an unknown name, -2 for a value out of its
+ *  range (c unchanged). */
+int rio__emu_model_set(struct rio_emu_disk_cfg *c, const char *name, double v);
+/** The k-th parameter's name for rio__emu_model_set and its range [*lo,
+ *  *hi]; NULL past the last. */
+const char *rio__emu_model_param(int k, double *lo, double *hi);
+/** The k-th parameter's value in c (k below the count rio__emu_model_param
+ *  gives names for). */
+double rio__emu_model_value(const struct rio_emu_disk_cfg *c, int k);
 
 /** The modelled disk of one target: head position and read-ahead.  Start
  *  it as {.head = -1}. */

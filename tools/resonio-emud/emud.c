@@ -108,19 +108,6 @@ static int parse(int argc, char **argv, struct opts *o)
             double lo, hi, *dst;
         } dbl[] = {
             {"--time-scale", 0, 1e6, &o->cfg.time_scale},
-            {"--seek-ms", 0, 1e4, &o->cfg.disk.seek_ms},
-            {"--track-ms", 0, 1e4, &o->cfg.disk.track_ms},
-            {"--rpm", 1, 1e6, &o->cfg.disk.rpm},
-            {"--rate-mbs", 1e-3, 1e9, &o->cfg.disk.rate_mbs},
-            {"--track-kib", 0, 1e9, &o->cfg.disk.track_kib},
-            {"--readahead-kib", 0, 1e9, &o->cfg.disk.readahead_kib},
-            {"--overhead-us", 0, 1e9, &o->cfg.disk.overhead_us},
-            {"--capacity-gb", 1e-3, 1e9, &o->cfg.disk.capacity_gb},
-            {"--ssd-lat-us", 0, 1e9, &o->cfg.disk.ssd_lat_us},
-            {"--ssd-mbs", 1e-3, 1e9, &o->cfg.disk.ssd_mbs},
-            {"--revoke-us", 0, 1e9, &o->cfg.disk.revoke_us},
-            {"--cache-mib", 0, 1e7, &o->cfg.disk.cache_mib},
-            {"--cache-mbs", 1e-3, 1e9, &o->cfg.disk.cache_mbs},
             {"--stall-s", 0.001, 1e9, &o->cfg.stall_s},
         };
         int k, done = 0;
@@ -132,6 +119,21 @@ static int parse(int argc, char **argv, struct opts *o)
                 done = 1;
                 break;
             }
+        /* the disk's parameters: --seek-ms for seek_ms, ... (model.c) */
+        double lo, hi;
+        const char *pn;
+        for (k = 0; !done && (pn = rio__emu_model_param(k, &lo, &hi)); k++) {
+            char flag[64];
+            int n = snprintf(flag, sizeof flag, "--%s", pn);
+            for (int c = 2; c < n; c++)
+                flag[c] = flag[c] == '_' ? '-' : flag[c];
+            if (!strcmp(a, flag)) {
+                if (num(a, v, lo, hi, &d) || rio__emu_model_set(&o->cfg.disk, pn, d))
+                    return -1;
+                i++;
+                done = 1;
+            }
+        }
         if (done)
             continue;
         if (!strcmp(a, "--dir") && v) {
@@ -211,17 +213,16 @@ static int conf_read(const char *dir, int *targets, struct emud_cfg *cfg)
         else if (!strcmp(key, "model")) {
             if (rio__emu_model_parse(val, &cfg->disk.model))
                 cfg->disk.model = RIO_EMU_MODEL_NONE;
-        }
-#define K(name, field) else if (!strcmp(key, name)) cfg->field = d;
-#define D(name) K(#name, disk.name)
-        K("time_scale", time_scale) D(seek_ms) D(track_ms) D(rpm) D(rate_mbs) D(track_kib)
-        D(readahead_kib) D(overhead_us) D(capacity_gb) D(ssd_lat_us) D(ssd_mbs) D(revoke_us)
-        D(cache_mib) D(cache_mbs)
-        K("stall_s", stall_s)
-#undef D
-#undef K
-        else if (!strcmp(key, "elevator")) cfg->elevator = (int)d;
-        else if (!strcmp(key, "log_cap")) cfg->log_cap = (long)d;
+        } else if (!strcmp(key, "time_scale"))
+            cfg->time_scale = d;
+        else if (!strcmp(key, "stall_s"))
+            cfg->stall_s = d;
+        else if (!strcmp(key, "elevator"))
+            cfg->elevator = (int)d;
+        else if (!strcmp(key, "log_cap"))
+            cfg->log_cap = (long)d;
+        else /* the disk's parameters (the file is emud's own: unknown keys are skipped) */
+            (void)rio__emu_model_set(&cfg->disk, key, d);
     }
     fclose(f);
     return *targets >= 1 ? 0 : -EINVAL;
@@ -235,16 +236,13 @@ static int conf_write(const char *dir, int targets, const struct emud_cfg *c)
     if (!f)
         return -errno;
     /* "targets" first: the client reads only that line */
-    fprintf(f,
-            "targets %d\nmodel %s\ntime_scale %.17g\nseek_ms %.17g\ntrack_ms %.17g\nrpm %.17g\n"
-            "rate_mbs %.17g\ntrack_kib %.17g\nreadahead_kib %.17g\noverhead_us %.17g\n"
-            "capacity_gb %.17g\nssd_lat_us %.17g\nssd_mbs %.17g\nrevoke_us %.17g\n"
-            "cache_mib %.17g\ncache_mbs %.17g\nelevator %d\nlog_cap %ld\nstall_s %.17g\n",
-            targets, rio__emu_model_name(c->disk.model), c->time_scale, c->disk.seek_ms,
-            c->disk.track_ms, c->disk.rpm, c->disk.rate_mbs, c->disk.track_kib,
-            c->disk.readahead_kib, c->disk.overhead_us, c->disk.capacity_gb, c->disk.ssd_lat_us,
-            c->disk.ssd_mbs, c->disk.revoke_us, c->disk.cache_mib, c->disk.cache_mbs,
-            c->elevator, c->log_cap, c->stall_s);
+    fprintf(f, "targets %d\nmodel %s\ntime_scale %.17g\n", targets,
+            rio__emu_model_name(c->disk.model), c->time_scale);
+    double lo, hi;
+    const char *name;
+    for (int k = 0; (name = rio__emu_model_param(k, &lo, &hi)); k++)
+        fprintf(f, "%s %.17g\n", name, rio__emu_model_value(&c->disk, k));
+    fprintf(f, "elevator %d\nlog_cap %ld\nstall_s %.17g\n", c->elevator, c->log_cap, c->stall_s);
     return fclose(f) ? -errno : 0;
 }
 
