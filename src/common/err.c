@@ -16,7 +16,8 @@
  * stack line: its "**io" pair would print "Other I/O error" before the
  * text whatever the class.  Which path works is decided once, by checking
  * that a test message comes back through MPI_Error_string with the right
- * class; if neither does, the bare class is returned.
+ * class; if neither does, the bare class is returned and the text goes to
+ * stderr, where the user can still read the cause.
  *
  * Codes from MPI_Add_error_code are kept in a small ring per class and
  * their strings rewritten, so a long run does not grow MPI's code table.
@@ -238,6 +239,9 @@ int rio__err_to_mpi(int err, const char *op, const char *name)
         code = code_from_ring(cls, text);
         break;
     default:
+        /* the library cannot carry the text (SimGrid's SMPI implements
+         * neither path): the class goes back, the cause to stderr */
+        fprintf(stderr, "resonio: %s\n", text);
         break;
     }
     pthread_mutex_unlock(&code_lock);

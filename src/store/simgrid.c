@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xbt/dict.h>
 
 #define SG_MAGIC 0x72696f7367746774ULL /* marks a host's data as a target of this driver */
 #define MSG_HEADER 64                  /* simulated bytes of a request's or reply's header */
@@ -313,20 +314,70 @@ static void server_main(int argc, char **argv)
     }
 }
 
-/* The target on host h, started if it has none yet. */
-static struct sgtarget *target_start(sg_host_t h, int index, enum rio_emu_model_kind model)
+/* The disk parameters host h's properties give (resonio_disk_rate_mbs
+ * and so on, the names of model.c) over the defaults in c; 0 or -EINVAL
+ * for a value that is no number in the parameter's range. */
+static int host_disk(sg_host_t h, struct rio_emu_disk_cfg *c)
+{
+    double lo, hi;
+    const char *name;
+    /* a resonio_disk_ property that names no parameter is a mistake (a
+     * misspelt name would leave the default silently in place) */
+    char unknown[128] = "";
+    xbt_dict_t props = sg_host_get_properties(h);
+    xbt_dict_cursor_t cur;
+    char *key, *val;
+    xbt_dict_foreach(props, cur, key, val)
+    {
+        int known = 0;
+        for (int k = 0; !known && (name = rio__emu_model_param(k, &lo, &hi)); k++)
+            known = !strcmp(key + 13, name);
+        if (!unknown[0] && !strncmp(key, "resonio_disk_", 13) && !known)
+            snprintf(unknown, sizeof unknown, "%s", key);
+    }
+    xbt_dict_free(&props);
+    if (unknown[0]) {
+        rio__err_detail("simulated host '%s': property %s names no disk parameter",
+                        sg_host_get_name(h), unknown);
+        return -EINVAL;
+    }
+    for (int k = 0; (name = rio__emu_model_param(k, &lo, &hi)); k++) {
+        char key[64], *end;
+        snprintf(key, sizeof key, "resonio_disk_%s", name);
+        const char *v = sg_host_get_property_value(h, key);
+        if (!v)
+            continue;
+        double d = strtod(v, &end);
+        if (end == v || *end || rio__emu_model_set(c, name, d)) {
+            rio__err_detail("simulated host '%s': property %s='%s' is not a number in "
+                            "[%g, %g]", sg_host_get_name(h), key, v, lo, hi);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* The target on host h, started if it has none yet, in *out; 0 or
+ * -errno. */
+static int target_start(sg_host_t h, int index, enum rio_emu_model_kind model,
+                        struct sgtarget **out)
 {
     struct sgtarget *T = target_of(h);
-    if (T)
-        return T;
+    if ((*out = T))
+        return 0;
+    struct rio_emu_disk_cfg cfg;
+    rio__emu_model_defaults(&cfg);
+    cfg.model = model;
+    int rc = host_disk(h, &cfg);
+    if (rc)
+        return rc;
     if (!(T = calloc(1, sizeof *T)))
-        return NULL;
+        return RIO_E_NOMEM;
     T->magic = SG_MAGIC;
     T->index = index;
     snprintf(T->host, sizeof T->host, "%s", sg_host_get_name(h));
     snprintf(T->mbox, sizeof T->mbox, "resonio-target-%s", T->host);
-    rio__emu_model_defaults(&T->cfg);
-    T->cfg.model = model;
+    T->cfg = cfg;
     T->disk.head = -1;
     T->first_access = 1;
     T->next_fid = 1;
@@ -335,7 +386,8 @@ static struct sgtarget *target_start(sg_host_t h, int index, enum rio_emu_model_
     sg_host_set_data(h, T);
     sg_actor_t a = sg_actor_create(T->mbox, h, server_main, 0, NULL);
     sg_actor_daemonize(a);
-    return T;
+    *out = T;
+    return 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -377,9 +429,11 @@ static int targets_find(const struct rio_hints *hints, struct sgtarget **tg, int
                         "resonio_storage and the hint resonio_simgrid_targets is unset");
         return -ENODEV;
     }
-    for (int i = 0; i < n; i++)
-        if (!(tg[i] = target_start(hosts[i], i, model)))
-            return RIO_E_NOMEM;
+    for (int i = 0; i < n; i++) {
+        int rc = target_start(hosts[i], i, model, &tg[i]);
+        if (rc)
+            return rc;
+    }
     return n;
 }
 

@@ -29,7 +29,7 @@
 #define BENCH_MAX_PARAMS 8
 #define BENCH_MAX_ROUNDS 64
 #define BENCH_MAX_SWEEP 16
-#define BENCH_MAX_TARGETS 16 /* of the emulated storage */
+#define BENCH_MAX_TARGETS 128 /* of the emulated and simulated storages */
 #define BENCH_MAX_HINTS 4    /* -hint per specification */
 
 /* ---- workloads ----------------------------------------------------------- */

@@ -549,6 +549,8 @@ static void rss_by_role(struct bench_impl_result *res)
     res->naggs = naggs;
 }
 
+static const char *line_start(int rank);
+
 /* One phase: open, view, the calls (timed with the close), stats and the
  * selector's report (into *sel when not NULL); on emu the targets'
  * counters into *res.  Collective.  Returns the seconds of this rank;
@@ -570,6 +572,13 @@ static double phase(struct point_ctx *x, const struct bench_impl *im, MPI_Info i
     int amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
     int rc = io->open(MPI_COMM_WORLD, x->path, amode, info, &fh), any = 0;
     int bad = rc != MPI_SUCCESS;
+    if (bad) {
+        char es[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        MPI_Error_string(rc, es, &len);
+        fprintf(stderr, "%sresonio-bench: rank %d: opening %s for the %s failed: %s\n",
+                line_start(x->rank), x->rank, x->path, write ? "write" : "read", es);
+    }
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any) {
         (*err)++;
