@@ -119,6 +119,18 @@ if(BUILD_TESTING)
   include(${CMAKE_SOURCE_DIR}/tools/resonio-bench/smoke.cmake)
   rio_bench_smoke(smpi.bench ${CMAKE_BINARY_DIR}/bench-out smpi collperf ""
     ${CMAKE_BINARY_DIR}/resonio-smpirun -timeout 100 -np 4 $<TARGET_FILE:resonio-bench>)
+  # the papers' platforms (tools/resonio-smpi/resonio-platform): the bench
+  # verifies on each, their disk parameters take effect, a misspelt one is
+  # refused
+  string(MD5 phash "${CMAKE_BINARY_DIR}")
+  string(SUBSTRING "${phash}" 0 10 phash)
+  add_test(NAME smpi.platforms COMMAND ${CMAKE_COMMAND}
+    -DRUNNER=${CMAKE_BINARY_DIR}/resonio-smpirun
+    -DPLATFORM=${CMAKE_SOURCE_DIR}/tools/resonio-smpi/resonio-platform
+    -DBENCH=$<TARGET_FILE:resonio-bench> -DDIR=/tmp/rio-platforms-${phash}
+    -P ${CMAKE_SOURCE_DIR}/tests/smpi/check_platforms.cmake)
+  set_tests_properties(smpi.platforms PROPERTIES LABELS smpi TIMEOUT 600
+    PASS_REGULAR_EXPRESSION "No Errors" FAIL_REGULAR_EXPRESSION "FAIL")
   # run without privatization (a later --cfg overrides the runner's), the
   # bench refuses to start instead of mixing the ranks' state
   add_test(NAME smpi.bench.no_privatization
