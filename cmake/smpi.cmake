@@ -94,6 +94,16 @@ if(BUILD_TESTING)
       -DDIR=/tmp/rio-model-${hash} -P ${CMAKE_SOURCE_DIR}/tests/smpi/check_model.cmake)
     set_tests_properties(smpi.model_vs_emud PROPERTIES LABELS smpi TIMEOUT 300
       PASS_REGULAR_EXPRESSION "No Errors" FAIL_REGULAR_EXPRESSION "FAIL")
+    # resonio-bench --suite validate, small: the demo experiment at 2 ranks
+    # on resonio-emud (that build's bench) and on the simulated targets
+    # (this build's), both models; it fails unless both sides verified
+    # every byte and every target received the same requests and accesses
+    add_test(NAME smpi.validate COMMAND
+      ${RESONIO_EMU_BUILD}/tools/resonio-bench/resonio-bench --suite validate
+      --smpi ${CMAKE_BINARY_DIR} --check --ranks 2 --seg 64k,256k --size 4m --rounds 1
+      -o ${CMAKE_BINARY_DIR}/bench-out/validate)
+    set_tests_properties(smpi.validate PROPERTIES LABELS smpi TIMEOUT 300
+      PASS_REGULAR_EXPRESSION "validation checked" FAIL_REGULAR_EXPRESSION "FAIL")
   endif()
   # the runner's timeout stops the simulator and leaves nothing running
   add_test(NAME smpi.runner.timeout COMMAND ${CMAKE_COMMAND}

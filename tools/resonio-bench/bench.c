@@ -168,35 +168,44 @@ static int is_suite(int argc, char **argv, int i, const char *name)
 #ifndef RIO_SCALE_TOOL
 #define RIO_SCALE_TOOL "resonio-scale"
 #endif
+#ifndef RIO_VALIDATE_TOOL
+#define RIO_VALIDATE_TOOL "resonio-validate"
+#endif
 
-/* The scale suite launches the bench itself, at one rank count after
- * another (resonio-scale, a script beside the bench's sources): this
- * process only hands over, before MPI_Init, with its own path. */
-static int scale_main(int argc, char **argv)
+/* The scale and validate suites launch benches themselves, one run after
+ * another (resonio-scale and resonio-validate, scripts beside the bench's
+ * sources): this process only hands over, before MPI_Init, with its own
+ * path and the arguments but the suite's. */
+static int script_main(int argc, char **argv, const char *suite, const char *tool)
 {
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
-        fprintf(stderr, "resonio-bench: --suite scale: cannot find this program's path\n");
+        fprintf(stderr, "resonio-bench: --suite %s: cannot find this program's path\n", suite);
         return 1;
     }
     self[n] = 0;
     char **av = calloc((size_t)argc + 4, sizeof *av);
+    if (!av) {
+        fprintf(stderr, "resonio-bench: --suite %s: out of memory\n", suite);
+        return 1;
+    }
     int k = 0;
     av[k++] = "python3";
-    av[k++] = RIO_SCALE_TOOL;
+    av[k++] = (char *)tool;
     av[k++] = "--bench";
     av[k++] = self;
     for (int i = 1; i < argc; i++) {
-        if (is_suite(argc, argv, i, "scale")) {
+        if (is_suite(argc, argv, i, suite)) {
             i += strcmp(argv[i], "--suite") == 0;
             continue;
         }
         av[k++] = argv[i];
     }
     execvp("python3", av);
-    fprintf(stderr, "resonio-bench: --suite scale: cannot run %s: %s\n", RIO_SCALE_TOOL,
+    fprintf(stderr, "resonio-bench: --suite %s: cannot run %s: %s\n", suite, tool,
             strerror(errno));
+    free(av);
     return 1;
 }
 
@@ -208,7 +217,9 @@ int main(int argc, char **argv)
         if (is_suite(argc, argv, i, "overlap"))
             return bench_overlap_main(argc, argv);
         if (is_suite(argc, argv, i, "scale"))
-            return scale_main(argc, argv);
+            return script_main(argc, argv, "scale", RIO_SCALE_TOOL);
+        if (is_suite(argc, argv, i, "validate"))
+            return script_main(argc, argv, "validate", RIO_VALIDATE_TOOL);
     }
     MPI_Init(&argc, &argv);
     int rank, np;
