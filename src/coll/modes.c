@@ -14,6 +14,7 @@
 #include "tags.h"
 #include "../indep/indep.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 /* Contract in coll_int.h. */
@@ -59,57 +60,133 @@ int rio__coll_direct_view(struct rio_coll_call *c, MPI_Offset *done)
     return rc;
 }
 
+/* Write, as one list request, the parts of a request that is one run in
+ * the file and in memory that lie on the targets `want` picks (want[t]
+ * nonzero), in file order.  The caller has checked the run. */
+static int own_parts(struct rio_coll_call *c, const char *want, MPI_Offset *done)
+{
+    const struct rio_coll_req *q = c->req;
+    const struct rio_dtype_info *mi = rio__dtype_info(q->memtype);
+    MPI_Offset u = c->tg.unit, max = (c->end - c->first) / u + 2;
+    if (max > INT_MAX)
+        return RIO_E_OVERFLOW;
+    struct rio_region *reg = rio__malloc(sizeof *reg * (size_t)max);
+    struct iovec *iov = rio__malloc(sizeof *iov * (size_t)max);
+    char *mem = (char *)q->buf + mi->true_lb;
+    int n = 0, rc = 0;
+    if (!reg || !iov) {
+        rc = RIO_E_NOMEM;
+        goto out;
+    }
+    for (MPI_Offset lo = c->first; lo < c->end;) {
+        MPI_Offset len = RIO_MIN(c->end - lo, u - lo % u);
+        if (want[rio__coll_target_of(&c->tg, lo / u)]) {
+            reg[n] = (struct rio_region){lo, len};
+            iov[n] = (struct iovec){mem + (lo - c->first), (size_t)len};
+            n++;
+        }
+        lo += len;
+    }
+    if (n > 0) {
+        rc = rio__store_write_list(q->st, reg, iov, n);
+        if (!rc)
+            for (int k = 0; k < n; k++)
+                *done += reg[k].len;
+    }
+out:
+    free(reg);
+    free(iov);
+    return rc;
+}
+
 /*
  * Ranks write their own data, each target receiving requests in rank
- * order, which in a non-overlapping call is offset order: a rank waits for
- * the previous rank on each target it writes (a turn token), writes, and
- * passes the turn to the next rank on each of its targets.  Ranks whose
- * targets differ proceed together, so as many ranks issue at once as the
- * targets allow (resonant-io.txt §3.4's groups, made exact).  Without a
- * per-target summary, ranks take turns one at a time.
+ * order, which in a non-overlapping call is offset order.  Per target a
+ * rank waits for the turn of the previous rank that writes there and
+ * passes the turn to the next one; a turn message carries its target.
+ * A rank whose request is one run in the file and in memory writes each
+ * target's part as soon as it has that target's turn, first the targets
+ * where no one precedes it: a rank whose bytes straddle two targets writes
+ * the head of the second before waiting at the first, so the targets'
+ * queues advance together (a wavefront) instead of as one chain through
+ * every rank.  Other ranks wait for all their turns, write, and pass them
+ * all.  Waits go to lower ranks only, so they end.  Without a per-target
+ * summary, ranks take turns one at a time.
  */
 int rio__coll_by_turns(struct rio_coll_call *c, MPI_Offset *done)
 {
-    int T = c->tbytes ? c->tg.T : 1, P = c->nprocs, me = c->rank, rc;
-    int *prev = rio__malloc(sizeof(int) * (size_t)T), *next = rio__malloc(sizeof(int) * (size_t)T);
-    int np = 0, nn = 0;
-    if (!prev || !next) { /* stay in step with the others: plain rank order */
-        np = me > 0;
-        nn = me + 1 < P;
+    int T = c->tbytes ? c->tg.T : 1, P = c->nprocs, me = c->rank, rc = 0;
+    int *prev = rio__malloc(sizeof(int) * (size_t)T * 3), *next = prev ? prev + T : NULL;
+    int *got = prev ? prev + 2 * T : NULL, np = 0;
+    MPI_Request *rq = rio__malloc(sizeof *rq * (size_t)T);
+    *done = 0;
+    if (!prev || !rq) { /* stay in step with the others: plain rank order */
         free(prev);
-        free(next);
-        prev = next = NULL;
+        free(rq);
+        if (me > 0)
+            MPI_Recv(NULL, 0, MPI_BYTE, me - 1, RIO_TAG_TURN, c->ctx->comm, MPI_STATUS_IGNORE);
+        rc = rio__coll_own_request(c, RIO_INDEP_LIST, done);
+        if (me + 1 < P)
+            MPI_Send(NULL, 0, MPI_BYTE, me + 1, RIO_TAG_TURN, c->ctx->comm);
+        return rc;
+    }
+    for (int t = 0; t < T; t++) {
+        prev[t] = next[t] = -1;
+        if (c->tbytes && rio__coll_tbytes(c, me, t) == 0)
+            continue;
+        for (int j = me - 1; j >= 0 && prev[t] < 0; j--)
+            if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
+                prev[t] = j;
+        for (int j = me + 1; j < P && next[t] < 0; j++)
+            if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
+                next[t] = j;
+        if (prev[t] >= 0)
+            MPI_Irecv(&got[np], 1, MPI_INT, prev[t], RIO_TAG_TURN, c->ctx->comm, &rq[np]), np++;
+    }
+    const struct rio_dtype_info *mi = rio__dtype_info(c->req->memtype);
+    MPI_Offset u = c->tg.unit;
+    int split = c->tbytes && T > 1 && u > 0 && mi->contig && c->req->nbytes > 0 &&
+                c->end - c->first == c->req->nbytes;
+    char *want = split ? rio__calloc((size_t)T, 1) : NULL; /* the targets to write now */
+    if (!want) {
+        for (int k = 0; k < np; k++)
+            MPI_Wait(&rq[k], MPI_STATUS_IGNORE);
+        rc = rio__coll_own_request(c, RIO_INDEP_LIST, done);
+        for (int t = 0; t < T; t++)
+            if (next[t] >= 0)
+                MPI_Send(&t, 1, MPI_INT, next[t], RIO_TAG_TURN, c->ctx->comm);
     } else {
-        for (int t = 0; t < T; t++) {
-            if (c->tbytes && rio__coll_tbytes(c, me, t) == 0)
-                continue;
-            int p = -1, n = -1;
-            for (int j = me - 1; j >= 0 && p < 0; j--)
-                if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
-                    p = j;
-            for (int j = me + 1; j < P && n < 0; j++)
-                if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
-                    n = j;
-            int dup = 0;
-            for (int k = 0; k < np; k++)
-                dup |= prev[k] == p;
-            if (p >= 0 && !dup)
-                prev[np++] = p;
-            dup = 0;
-            for (int k = 0; k < nn; k++)
-                dup |= next[k] == n;
-            if (n >= 0 && !dup)
-                next[nn++] = n;
+        /* the targets where this rank is first, as one request, then
+         * those whose turns have come, together, as they come (a finished
+         * request becomes MPI_REQUEST_NULL, which the waits skip) */
+        for (int pass = 0, left = np; pass == 0 || left > 0; pass++) {
+            for (int k = 0; k < T; k++)
+                want[k] = pass == 0 && prev[k] < 0;
+            if (pass > 0) {
+                int k, flag;
+                MPI_Waitany(np, rq, &k, MPI_STATUS_IGNORE);
+                want[got[k]] = 1;
+                left--;
+                for (int j = 0; j < np; j++)
+                    if (rq[j] != MPI_REQUEST_NULL) {
+                        MPI_Test(&rq[j], &flag, MPI_STATUS_IGNORE);
+                        if (flag) {
+                            want[got[j]] = 1;
+                            left--;
+                        }
+                    }
+            }
+            int err = own_parts(c, want, done);
+            if (err && !rc)
+                rc = err; /* the turns go on: the others wait for them */
+            for (int k = 0; k < T; k++)
+                if (next[k] >= 0 && want[k])
+                    MPI_Send(&k, 1, MPI_INT, next[k], RIO_TAG_TURN, c->ctx->comm);
         }
     }
-    for (int k = 0; k < np; k++)
-        MPI_Recv(NULL, 0, MPI_BYTE, prev ? prev[k] : me - 1, RIO_TAG_TURN, c->ctx->comm,
-                 MPI_STATUS_IGNORE);
-    rc = rio__coll_own_request(c, RIO_INDEP_LIST, done);
-    for (int k = 0; k < nn; k++)
-        MPI_Send(NULL, 0, MPI_BYTE, next ? next[k] : me + 1, RIO_TAG_TURN, c->ctx->comm);
+    free(want);
     free(prev);
-    free(next);
+    free(rq);
     return rc;
 }
 
