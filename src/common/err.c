@@ -240,8 +240,11 @@ int rio__err_to_mpi(int err, const char *op, const char *name)
         break;
     default:
         /* the library cannot carry the text (SimGrid's SMPI implements
-         * neither path): the class goes back, the cause to stderr */
-        fprintf(stderr, "resonio: %s\n", text);
+         * neither path): the class goes back, the cause to stderr; but for
+         * a missing file, the error programs provoke on purpose (a delete
+         * before a create) */
+        if (cls != MPI_ERR_NO_SUCH_FILE)
+            fprintf(stderr, "resonio: %s\n", text);
         break;
     }
     pthread_mutex_unlock(&code_lock);
