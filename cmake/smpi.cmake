@@ -104,6 +104,14 @@ if(BUILD_TESTING)
       -o ${CMAKE_BINARY_DIR}/bench-out/validate)
     set_tests_properties(smpi.validate PROPERTIES LABELS smpi TIMEOUT 300
       PASS_REGULAR_EXPRESSION "validation checked" FAIL_REGULAR_EXPRESSION "FAIL")
+    # resonio-bench --suite sim, small: the three experiments at a few
+    # ranks on the papers' platforms, every byte verified (the suite fails
+    # otherwise), the report written
+    add_test(NAME smpi.sim COMMAND ${CMAKE_COMMAND}
+      -DRUN=${RESONIO_EMU_BUILD}/tools/resonio-bench/resonio-bench -DSMPI=${CMAKE_BINARY_DIR}
+      -DOUT=${CMAKE_BINARY_DIR}/bench-out/sim -P ${CMAKE_SOURCE_DIR}/tests/smpi/check_sim.cmake)
+    set_tests_properties(smpi.sim PROPERTIES LABELS smpi TIMEOUT 300
+      PASS_REGULAR_EXPRESSION "No Errors" FAIL_REGULAR_EXPRESSION "FAIL")
   endif()
   # the runner's timeout stops the simulator and leaves nothing running
   add_test(NAME smpi.runner.timeout COMMAND ${CMAKE_COMMAND}

@@ -171,11 +171,14 @@ static int is_suite(int argc, char **argv, int i, const char *name)
 #ifndef RIO_VALIDATE_TOOL
 #define RIO_VALIDATE_TOOL "resonio-validate"
 #endif
+#ifndef RIO_SIM_TOOL
+#define RIO_SIM_TOOL "resonio-sim"
+#endif
 
-/* The scale and validate suites launch benches themselves, one run after
- * another (resonio-scale and resonio-validate, scripts beside the bench's
- * sources): this process only hands over, before MPI_Init, with its own
- * path and the arguments but the suite's. */
+/* The scale, validate and sim suites launch benches themselves, one run
+ * after another (resonio-scale, resonio-validate and resonio-sim, scripts
+ * beside the bench's sources): this process only hands over, before
+ * MPI_Init, with its own path and the arguments but the suite's. */
 static int script_main(int argc, char **argv, const char *suite, const char *tool)
 {
     char self[4096];
@@ -220,6 +223,8 @@ int main(int argc, char **argv)
             return script_main(argc, argv, "scale", RIO_SCALE_TOOL);
         if (is_suite(argc, argv, i, "validate"))
             return script_main(argc, argv, "validate", RIO_VALIDATE_TOOL);
+        if (is_suite(argc, argv, i, "sim"))
+            return script_main(argc, argv, "sim", RIO_SIM_TOOL);
     }
     MPI_Init(&argc, &argv);
     int rank, np;
