@@ -15,6 +15,10 @@
  * A write whose ranks' extents follow rank order (every offset of rank i
  * precedes every offset of rank i+1) needs no exchange: ranks write their
  * own data, and each target gets its requests in rank order (modes.c).
+ * Not when the ranks each touch most targets: the turns would then go
+ * from rank to rank on every target, one rank writing at a time (mpi-io-
+ * test's 1 MiB segments over 16 simulated storage nodes stayed at 76 MiB/s
+ * from 2 to 64 ranks); agents write such a call.
  *
  * Reads exchange no data at all (§3.3): the agents first ask storage for
  * their targets' stripes without waiting, all ranks synchronize, and then
@@ -28,7 +32,16 @@
 static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
     int T = c->tg.T, P = c->nprocs;
-    if (c->req->write && c->nonoverlap) {
+    /* the targets each rank touches, summed over the ranks: when most
+     * ranks touch most targets, turns in rank order per target still pass
+     * from rank to rank on every target and the ranks write one after
+     * another; agents then write the targets in parallel */
+    long long spans = 0;
+    for (int i = 0; c->tbytes && i < P; i++)
+        for (int t = 0; t < T; t++)
+            spans += rio__coll_tbytes(c, i, t) > 0;
+    if (c->req->write && c->nonoverlap &&
+        (P < 2 || T < 2 || !c->tbytes || 2 * spans <= (long long)P * T)) {
         p->mode = RIO_COLL_TOKEN;
         snprintf(p->reason, sizeof p->reason,
                  "non-overlapping call: ranks write their own data, in rank order per target");
