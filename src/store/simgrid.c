@@ -316,43 +316,40 @@ static void server_main(int argc, char **argv)
 
 /* The disk parameters host h's properties give (resonio_disk_rate_mbs
  * and so on, the names of model.c) over the defaults in c; 0 or -EINVAL
- * for a value that is no number in the parameter's range. */
+ * for a property that names no parameter (a misspelt name would leave the
+ * default silently in place) or whose value is no number in the
+ * parameter's range. */
 static int host_disk(sg_host_t h, struct rio_emu_disk_cfg *c)
 {
-    double lo, hi;
-    const char *name;
-    /* a resonio_disk_ property that names no parameter is a mistake (a
-     * misspelt name would leave the default silently in place) */
-    char unknown[128] = "";
+    static const char prefix[] = "resonio_disk_";
+    const size_t pre = sizeof prefix - 1;
+    char why[320] = "";
     xbt_dict_t props = sg_host_get_properties(h);
     xbt_dict_cursor_t cur;
     char *key, *val;
-    xbt_dict_foreach(props, cur, key, val)
+    xbt_dict_foreach(props, cur, key, val) /* runs to the end: it frees the cursor there */
     {
-        int known = 0;
-        for (int k = 0; !known && (name = rio__emu_model_param(k, &lo, &hi)); k++)
-            known = !strcmp(key + 13, name);
-        if (!unknown[0] && !strncmp(key, "resonio_disk_", 13) && !known)
-            snprintf(unknown, sizeof unknown, "%s", key);
+        if (why[0] || strncmp(key, prefix, pre))
+            continue;
+        double lo = 0, hi = 0;
+        const char *name;
+        int k = 0;
+        while ((name = rio__emu_model_param(k, &lo, &hi)) && strcmp(key + pre, name))
+            k++;
+        if (!name) {
+            snprintf(why, sizeof why, "property %s names no disk parameter", key);
+            continue;
+        }
+        char *end;
+        double d = strtod(val, &end);
+        if (end == val || *end || rio__emu_model_set(c, name, d))
+            snprintf(why, sizeof why, "property %s='%s' is not a number in [%g, %g]", key, val,
+                     lo, hi);
     }
     xbt_dict_free(&props);
-    if (unknown[0]) {
-        rio__err_detail("simulated host '%s': property %s names no disk parameter",
-                        sg_host_get_name(h), unknown);
+    if (why[0]) {
+        rio__err_detail("simulated host '%s': %s", sg_host_get_name(h), why);
         return -EINVAL;
-    }
-    for (int k = 0; (name = rio__emu_model_param(k, &lo, &hi)); k++) {
-        char key[64], *end;
-        snprintf(key, sizeof key, "resonio_disk_%s", name);
-        const char *v = sg_host_get_property_value(h, key);
-        if (!v)
-            continue;
-        double d = strtod(v, &end);
-        if (end == v || *end || rio__emu_model_set(c, name, d)) {
-            rio__err_detail("simulated host '%s': property %s='%s' is not a number in "
-                            "[%g, %g]", sg_host_get_name(h), key, v, lo, hi);
-            return -EINVAL;
-        }
     }
     return 0;
 }
