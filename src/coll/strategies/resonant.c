@@ -29,19 +29,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Do most ranks touch most of several targets?  Then turns in rank order
+ * per target pass from rank to rank on every target and the ranks write one
+ * after another; agents write the targets in parallel. */
+static int spans_most(const struct rio_coll_call *c, int P, int T)
+{
+    if (P < 2 || T < 2 || !c->tbytes)
+        return 0;
+    long long spans = 0; /* the targets each rank touches, summed over the ranks */
+    for (int i = 0; i < P; i++)
+        for (int t = 0; t < T; t++)
+            spans += rio__coll_tbytes(c, i, t) > 0;
+    return 2 * spans > (long long)P * T;
+}
+
 static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
     int T = c->tg.T, P = c->nprocs;
-    /* the targets each rank touches, summed over the ranks: when most
-     * ranks touch most targets, turns in rank order per target still pass
-     * from rank to rank on every target and the ranks write one after
-     * another; agents then write the targets in parallel */
-    long long spans = 0;
-    for (int i = 0; c->tbytes && i < P; i++)
-        for (int t = 0; t < T; t++)
-            spans += rio__coll_tbytes(c, i, t) > 0;
-    if (c->req->write && c->nonoverlap &&
-        (P < 2 || T < 2 || !c->tbytes || 2 * spans <= (long long)P * T)) {
+    if (c->req->write && c->nonoverlap && !spans_most(c, P, T)) {
         p->mode = RIO_COLL_TOKEN;
         snprintf(p->reason, sizeof p->reason,
                  "non-overlapping call: ranks write their own data, in rank order per target");
