@@ -73,6 +73,17 @@ def bench_json(out):
         return json.load(f)
 
 
+def phases(doc):
+    """(segment or None, implementation, "write" or "read", that phase's
+    JSON, verified) for every phase an implementation ran in a bench
+    document."""
+    for p in (doc or {}).get("points", []):
+        for r in p["impls"]:
+            for ph in ("write", "read"):
+                if r.get(ph):
+                    yield p["params"].get("seg"), r["impl"], ph, r[ph], bool(r.get("verified"))
+
+
 def fmt(x, f="%.0f"):
     return "—" if x is None else f % x
 
