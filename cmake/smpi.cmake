@@ -41,6 +41,10 @@ target_link_libraries(t_stream PRIVATE resonio_smpi)
 set(RESONIO_EMU_BUILD "" CACHE PATH
   "a build for an MPI library, for the test of the simgrid: targets against resonio-emud")
 
+# this build's own name for the directories its tests make in /tmp
+string(MD5 hash "${CMAKE_BINARY_DIR}")
+string(SUBSTRING "${hash}" 0 10 hash)
+
 if(BUILD_TESTING)
   # The demo's pattern at 4 simulated ranks under every strategy (their
   # names from src/coll/strategies/list.h) and auto, at 64 under two, every
@@ -84,8 +88,6 @@ if(BUILD_TESTING)
     if(EMU_RESONIO_MPI STREQUAL "openmpi")
       set(flags " --allow-run-as-root --oversubscribe")
     endif()
-    string(MD5 hash "${CMAKE_BINARY_DIR}")
-    string(SUBSTRING "${hash}" 0 10 hash)
     add_test(NAME smpi.model_vs_emud COMMAND ${CMAKE_COMMAND}
       -DEMUD=${RESONIO_EMU_BUILD}/tools/resonio-emud/resonio-emud
       -DSTREAM=${RESONIO_EMU_BUILD}/tests/emu/t_stream
@@ -140,12 +142,10 @@ if(BUILD_TESTING)
   # the papers' platforms (tools/resonio-smpi/resonio-platform): the bench
   # verifies on each, their disk parameters take effect, a misspelt one is
   # refused
-  string(MD5 phash "${CMAKE_BINARY_DIR}")
-  string(SUBSTRING "${phash}" 0 10 phash)
   add_test(NAME smpi.platforms COMMAND ${CMAKE_COMMAND}
     -DRUNNER=${CMAKE_BINARY_DIR}/resonio-smpirun
     -DPLATFORM=${CMAKE_SOURCE_DIR}/tools/resonio-smpi/resonio-platform
-    -DBENCH=$<TARGET_FILE:resonio-bench> -DDIR=/tmp/rio-platforms-${phash}
+    -DBENCH=$<TARGET_FILE:resonio-bench> -DDIR=/tmp/rio-platforms-${hash}
     -P ${CMAKE_SOURCE_DIR}/tests/smpi/check_platforms.cmake)
   set_tests_properties(smpi.platforms PROPERTIES LABELS smpi TIMEOUT 600
     PASS_REGULAR_EXPRESSION "No Errors" FAIL_REGULAR_EXPRESSION "FAIL")
