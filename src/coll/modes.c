@@ -99,6 +99,72 @@ out:
     return rc;
 }
 
+/* The nearest rank before (step -1) or after (step 1) this one that writes
+ * on target t, or -1; -1 too when this rank does not write there.
+ * Without a per-target summary every rank writes on the one target. */
+static int turn_peer(const struct rio_coll_call *c, int t, int step)
+{
+    if (c->tbytes && rio__coll_tbytes(c, c->rank, t) == 0)
+        return -1;
+    for (int j = c->rank + step; j >= 0 && j < c->nprocs; j += step)
+        if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
+            return j;
+    return -1;
+}
+
+/* Split turns: the targets where this rank is first, as one request, then
+ * those whose turns have come, together, as they come.  A turn message
+ * carries its target; a finished request becomes MPI_REQUEST_NULL, which
+ * the waits skip.  Returns 1 when done, 0 without the memory for it
+ * (nothing received or sent yet). */
+static int by_target_turns(struct rio_coll_call *c, int T, MPI_Offset *done, int *rc)
+{
+    int *prev = rio__malloc(sizeof(int) * (size_t)T * 3), *next = prev ? prev + T : NULL;
+    int *got = prev ? prev + 2 * T : NULL, np = 0;
+    MPI_Request *rq = rio__malloc(sizeof *rq * (size_t)T);
+    char *want = rio__calloc((size_t)T, 1); /* the targets to write now */
+    if (!prev || !rq || !want) {
+        free(prev);
+        free(rq);
+        free(want);
+        return 0;
+    }
+    for (int t = 0; t < T; t++) {
+        prev[t] = turn_peer(c, t, -1);
+        next[t] = turn_peer(c, t, 1);
+        if (prev[t] >= 0)
+            MPI_Irecv(&got[np], 1, MPI_INT, prev[t], RIO_TAG_TURN, c->ctx->comm, &rq[np]), np++;
+    }
+    for (int pass = 0, left = np; pass == 0 || left > 0; pass++) {
+        for (int k = 0; k < T; k++)
+            want[k] = pass == 0 && prev[k] < 0;
+        if (pass > 0) {
+            int k, flag;
+            MPI_Waitany(np, rq, &k, MPI_STATUS_IGNORE);
+            want[got[k]] = 1;
+            left--;
+            for (int j = 0; j < np; j++)
+                if (rq[j] != MPI_REQUEST_NULL) {
+                    MPI_Test(&rq[j], &flag, MPI_STATUS_IGNORE);
+                    if (flag) {
+                        want[got[j]] = 1;
+                        left--;
+                    }
+                }
+        }
+        int err = own_parts(c, want, done);
+        if (err && !*rc)
+            *rc = err; /* the turns go on: the others wait for them */
+        for (int k = 0; k < T; k++)
+            if (next[k] >= 0 && want[k])
+                MPI_Send(&k, 1, MPI_INT, next[k], RIO_TAG_TURN, c->ctx->comm);
+    }
+    free(want);
+    free(prev);
+    free(rq);
+    return 1;
+}
+
 /*
  * Ranks write their own data, each target receiving requests in rank
  * order, which in a non-overlapping call is offset order.  Per target a
@@ -109,84 +175,30 @@ out:
  * where no one precedes it: a rank whose bytes straddle two targets writes
  * the head of the second before waiting at the first, so the targets'
  * queues advance together (a wavefront) instead of as one chain through
- * every rank.  Other ranks wait for all their turns, write, and pass them
- * all.  Waits go to lower ranks only, so they end.  Without a per-target
- * summary, ranks take turns one at a time.
+ * every rank.  Other ranks (and one without the memory for that) wait for
+ * all their turns, write, and pass them all: the same messages, so the
+ * two kinds of rank work together.  Waits go to lower ranks only, so they
+ * end.  Without a per-target summary, ranks take turns one at a time.
  */
 int rio__coll_by_turns(struct rio_coll_call *c, MPI_Offset *done)
 {
-    int T = c->tbytes ? c->tg.T : 1, P = c->nprocs, me = c->rank, rc = 0;
-    int *prev = rio__malloc(sizeof(int) * (size_t)T * 3), *next = prev ? prev + T : NULL;
-    int *got = prev ? prev + 2 * T : NULL, np = 0;
-    MPI_Request *rq = rio__malloc(sizeof *rq * (size_t)T);
-    *done = 0;
-    if (!prev || !rq) { /* stay in step with the others: plain rank order */
-        free(prev);
-        free(rq);
-        if (me > 0)
-            MPI_Recv(NULL, 0, MPI_BYTE, me - 1, RIO_TAG_TURN, c->ctx->comm, MPI_STATUS_IGNORE);
-        rc = rio__coll_own_request(c, RIO_INDEP_LIST, done);
-        if (me + 1 < P)
-            MPI_Send(NULL, 0, MPI_BYTE, me + 1, RIO_TAG_TURN, c->ctx->comm);
-        return rc;
-    }
-    for (int t = 0; t < T; t++) {
-        prev[t] = next[t] = -1;
-        if (c->tbytes && rio__coll_tbytes(c, me, t) == 0)
-            continue;
-        for (int j = me - 1; j >= 0 && prev[t] < 0; j--)
-            if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
-                prev[t] = j;
-        for (int j = me + 1; j < P && next[t] < 0; j++)
-            if (!c->tbytes || rio__coll_tbytes(c, j, t) > 0)
-                next[t] = j;
-        if (prev[t] >= 0)
-            MPI_Irecv(&got[np], 1, MPI_INT, prev[t], RIO_TAG_TURN, c->ctx->comm, &rq[np]), np++;
-    }
+    int T = c->tbytes ? c->tg.T : 1, rc = 0, x;
     const struct rio_dtype_info *mi = rio__dtype_info(c->req->memtype);
-    MPI_Offset u = c->tg.unit;
-    int split = c->tbytes && T > 1 && u > 0 && mi->contig && c->req->nbytes > 0 &&
-                c->end - c->first == c->req->nbytes;
-    char *want = split ? rio__calloc((size_t)T, 1) : NULL; /* the targets to write now */
-    if (!want) {
-        for (int k = 0; k < np; k++)
-            MPI_Wait(&rq[k], MPI_STATUS_IGNORE);
-        rc = rio__coll_own_request(c, RIO_INDEP_LIST, done);
-        for (int t = 0; t < T; t++)
-            if (next[t] >= 0)
-                MPI_Send(&t, 1, MPI_INT, next[t], RIO_TAG_TURN, c->ctx->comm);
-    } else {
-        /* the targets where this rank is first, as one request, then
-         * those whose turns have come, together, as they come (a finished
-         * request becomes MPI_REQUEST_NULL, which the waits skip) */
-        for (int pass = 0, left = np; pass == 0 || left > 0; pass++) {
-            for (int k = 0; k < T; k++)
-                want[k] = pass == 0 && prev[k] < 0;
-            if (pass > 0) {
-                int k, flag;
-                MPI_Waitany(np, rq, &k, MPI_STATUS_IGNORE);
-                want[got[k]] = 1;
-                left--;
-                for (int j = 0; j < np; j++)
-                    if (rq[j] != MPI_REQUEST_NULL) {
-                        MPI_Test(&rq[j], &flag, MPI_STATUS_IGNORE);
-                        if (flag) {
-                            want[got[j]] = 1;
-                            left--;
-                        }
-                    }
-            }
-            int err = own_parts(c, want, done);
-            if (err && !rc)
-                rc = err; /* the turns go on: the others wait for them */
-            for (int k = 0; k < T; k++)
-                if (next[k] >= 0 && want[k])
-                    MPI_Send(&k, 1, MPI_INT, next[k], RIO_TAG_TURN, c->ctx->comm);
-        }
+    *done = 0;
+    if (c->tbytes && T > 1 && c->tg.unit > 0 && mi->contig && c->req->nbytes > 0 &&
+        c->end - c->first == c->req->nbytes && by_target_turns(c, T, done, &rc))
+        return rc;
+    for (int t = 0; t < T; t++) { /* the turns of a target come in order from one rank */
+        int p = turn_peer(c, t, -1);
+        if (p >= 0)
+            MPI_Recv(&x, 1, MPI_INT, p, RIO_TAG_TURN, c->ctx->comm, MPI_STATUS_IGNORE);
     }
-    free(want);
-    free(prev);
-    free(rq);
+    rc = rio__coll_own_request(c, RIO_INDEP_LIST, done);
+    for (int t = 0; t < T; t++) {
+        int n = turn_peer(c, t, 1);
+        if (n >= 0)
+            MPI_Send(&t, 1, MPI_INT, n, RIO_TAG_TURN, c->ctx->comm);
+    }
     return rc;
 }
 
