@@ -733,6 +733,159 @@ static void limit_round(struct point_ctx *x, double *tw, double *tr, long long *
 
 /* ---- setup: the write buffer from the pattern ------------------------------- */
 
+/* Where a type's data lie: cover() fills the image with the pattern over
+ * byte ranges that together hold every byte type T selects at displacement
+ * d, decoding T's constructors with MPI_Type_get_envelope/contents.  A
+ * rank's filetype may span the whole file while it selects 1/N of it;
+ * filling its whole extent made each rank's setup grow with the file, and
+ * the job's with the ranks squared (at 256 simulated ranks FLASH's setup
+ * was most of the simulation's time, and the demo's images most of its
+ * memory).  Constructors not decoded here (subarray, darray) are covered by
+ * their true extent, a superset.  The pattern is a function of the offset,
+ * so a range filled twice holds the same bytes; a byte the pack reads that
+ * was not filled would be written and found by the file check. */
+struct cover {
+    unsigned char *img;
+    MPI_Offset lo; /* the file offset of img[0] */
+    unsigned salt;
+    int err;
+};
+
+static void cover_range(struct cover *c, MPI_Aint a, MPI_Aint len)
+{
+    if (len > 0)
+        bench_pattern(c->img + (a - c->lo), (MPI_Offset)a, (size_t)len, c->salt);
+}
+
+static void cover(struct cover *c, MPI_Datatype T, MPI_Aint d);
+
+/* Filling a span outright costs less than decoding it when the span is
+ * small or the data are at least half of it. */
+#define COVER_WHOLE (64 << 10)
+static int cover_whole(MPI_Aint span, MPI_Count size)
+{
+    return span <= COVER_WHOLE || span <= 2 * (MPI_Aint)size;
+}
+
+/* n copies of T, the k-th at d + k * T's extent */
+static void cover_run(struct cover *c, MPI_Datatype T, MPI_Aint d, MPI_Aint n)
+{
+    MPI_Aint lb, ext, tlb, text;
+    MPI_Count size;
+    MPI_Type_get_extent(T, &lb, &ext);
+    MPI_Type_get_true_extent(T, &tlb, &text);
+    MPI_Type_size_x(T, &size);
+    if (n <= 0 || size <= 0)
+        return;
+    if (ext > 0 && cover_whole((n - 1) * ext + text, n * size)) {
+        cover_range(c, d + tlb, (n - 1) * ext + text);
+        return;
+    }
+    for (MPI_Aint k = 0; k < n && !c->err; k++)
+        cover(c, T, d + k * ext);
+}
+
+static void cover(struct cover *c, MPI_Datatype T, MPI_Aint d)
+{
+    int ni, na, nt, comb;
+    MPI_Aint tlb, text;
+    MPI_Count size;
+    MPI_Type_get_envelope(T, &ni, &na, &nt, &comb);
+    MPI_Type_get_true_extent(T, &tlb, &text);
+    MPI_Type_size_x(T, &size);
+    int decoded = comb == MPI_COMBINER_DUP || comb == MPI_COMBINER_RESIZED ||
+                  comb == MPI_COMBINER_CONTIGUOUS || comb == MPI_COMBINER_VECTOR ||
+                  comb == MPI_COMBINER_HVECTOR || comb == MPI_COMBINER_INDEXED ||
+                  comb == MPI_COMBINER_HINDEXED || comb == MPI_COMBINER_INDEXED_BLOCK ||
+                  comb == MPI_COMBINER_HINDEXED_BLOCK || comb == MPI_COMBINER_STRUCT;
+    if (!decoded || cover_whole(text, size)) { /* named, not decoded here, or dense */
+        cover_range(c, d + tlb, text);
+        return;
+    }
+    int *iv = malloc(sizeof *iv * (size_t)(ni + 1));
+    MPI_Aint *av = malloc(sizeof *av * (size_t)(na + 1));
+    MPI_Datatype *tv = malloc(sizeof *tv * (size_t)(nt + 1));
+    if (!iv || !av || !tv) {
+        c->err = 1;
+        goto out;
+    }
+    MPI_Type_get_contents(T, ni, na, nt, iv, av, tv);
+    /* SMPI (3.32) reports struct and resized types as INDEXED with a
+     * struct's contents (a resized one between MPI_LB and MPI_UB markers,
+     * which select nothing); a real INDEXED has no address arguments */
+    if (comb == MPI_COMBINER_INDEXED && na > 0)
+        comb = MPI_COMBINER_STRUCT;
+    /* contents of the shape the standard gives each constructor, else the
+     * true extent (SMPI reports some types under another constructor) */
+    int n = ni > 0 ? iv[0] : -1;
+    int shaped = 0;
+    switch (comb) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED: shaped = nt == 1; break;
+    case MPI_COMBINER_CONTIGUOUS: shaped = ni == 1 && na == 0; break;
+    case MPI_COMBINER_VECTOR: shaped = ni == 3 && na == 0; break;
+    case MPI_COMBINER_HVECTOR: shaped = ni == 2 && na == 1; break;
+    case MPI_COMBINER_INDEXED: shaped = ni == 2 * n + 1 && na == 0; break;
+    case MPI_COMBINER_HINDEXED: shaped = ni == n + 1 && na == n; break;
+    case MPI_COMBINER_INDEXED_BLOCK: shaped = ni == n + 2 && na == 0; break;
+    case MPI_COMBINER_HINDEXED_BLOCK: shaped = ni == 2 && na == n; break;
+    case MPI_COMBINER_STRUCT: shaped = ni == n + 1 && na == n && nt == n; break;
+    }
+    MPI_Aint lb, cext = 0;
+    if (shaped && nt >= 1)
+        MPI_Type_get_extent(tv[0], &lb, &cext);
+    else {
+        cover_range(c, d + tlb, text);
+        comb = MPI_COMBINER_NAMED;
+    }
+    switch (comb) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED: /* the data stay where the old type had them */
+        cover(c, tv[0], d);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        cover_run(c, tv[0], d, iv[0]);
+        break;
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+        for (int i = 0; i < iv[0]; i++)
+            cover_run(c, tv[0],
+                      d + (comb == MPI_COMBINER_VECTOR ? (MPI_Aint)iv[2] * cext : av[0]) * i,
+                      iv[1]);
+        break;
+    case MPI_COMBINER_INDEXED:
+        for (int i = 0; i < iv[0]; i++)
+            cover_run(c, tv[0], d + (MPI_Aint)iv[1 + iv[0] + i] * cext, iv[1 + i]);
+        break;
+    case MPI_COMBINER_HINDEXED:
+        for (int i = 0; i < iv[0]; i++)
+            cover_run(c, tv[0], d + av[i], iv[1 + i]);
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        for (int i = 0; i < iv[0]; i++)
+            cover_run(c, tv[0], d + (MPI_Aint)iv[2 + i] * cext, iv[1]);
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        for (int i = 0; i < iv[0]; i++)
+            cover_run(c, tv[0], d + av[i], iv[1]);
+        break;
+    case MPI_COMBINER_STRUCT:
+        for (int i = 0; i < iv[0]; i++)
+            cover_run(c, tv[i], d + av[i], iv[1 + i]);
+        break;
+    }
+    for (int i = 0; i < nt; i++) {
+        int tni, tna, tnt, tcomb;
+        MPI_Type_get_envelope(tv[i], &tni, &tna, &tnt, &tcomb);
+        if (tcomb != MPI_COMBINER_NAMED)
+            MPI_Type_free(&tv[i]);
+    }
+out:
+    free(iv);
+    free(av);
+    free(tv);
+}
+
 /* Pack the file image of call c (this round's data) through the filetype
  * and unpack it through the memory type into the write buffer.  Local;
  * 0 or -1. */
@@ -758,7 +911,10 @@ static int fill_call(struct point_ctx *x, const struct bench_call *bc)
             if (!x->img)
                 return -1;
         }
-        bench_pattern(x->img, lo, need, x->salt);
+        struct cover cv = {.img = x->img, .lo = lo, .salt = x->salt};
+        cover_run(&cv, pl->filetype, (MPI_Aint)start, (MPI_Aint)g);
+        if (cv.err)
+            return -1;
         MPI_Datatype T;
         int blen = (int)g;
         MPI_Aint d = (MPI_Aint)(start - lo);
