@@ -746,15 +746,20 @@ static void limit_round(struct point_ctx *x, double *tw, double *tr, long long *
  * was not filled would be written and found by the file check. */
 struct cover {
     unsigned char *img;
-    MPI_Offset lo; /* the file offset of img[0] */
+    MPI_Offset lo, hi; /* the file offsets of img[0] and of its end */
     unsigned salt;
     int err;
 };
 
+/* [a, a+len) clipped to the image: a true extent SMPI reports too large
+ * (a resized type's) cannot write past it */
 static void cover_range(struct cover *c, MPI_Aint a, MPI_Aint len)
 {
-    if (len > 0)
-        bench_pattern(c->img + (a - c->lo), (MPI_Offset)a, (size_t)len, c->salt);
+    MPI_Offset from = (MPI_Offset)a, to = (MPI_Offset)a + len;
+    from = from < c->lo ? c->lo : from;
+    to = to > c->hi ? c->hi : to;
+    if (to > from)
+        bench_pattern(c->img + (from - c->lo), from, (size_t)(to - from), c->salt);
 }
 
 static void cover(struct cover *c, MPI_Datatype T, MPI_Aint d);
@@ -793,12 +798,7 @@ static void cover(struct cover *c, MPI_Datatype T, MPI_Aint d)
     MPI_Type_get_envelope(T, &ni, &na, &nt, &comb);
     MPI_Type_get_true_extent(T, &tlb, &text);
     MPI_Type_size_x(T, &size);
-    int decoded = comb == MPI_COMBINER_DUP || comb == MPI_COMBINER_RESIZED ||
-                  comb == MPI_COMBINER_CONTIGUOUS || comb == MPI_COMBINER_VECTOR ||
-                  comb == MPI_COMBINER_HVECTOR || comb == MPI_COMBINER_INDEXED ||
-                  comb == MPI_COMBINER_HINDEXED || comb == MPI_COMBINER_INDEXED_BLOCK ||
-                  comb == MPI_COMBINER_HINDEXED_BLOCK || comb == MPI_COMBINER_STRUCT;
-    if (!decoded || cover_whole(text, size)) { /* named, not decoded here, or dense */
+    if (comb == MPI_COMBINER_NAMED || cover_whole(text, size)) {
         cover_range(c, d + tlb, text);
         return;
     }
@@ -815,8 +815,9 @@ static void cover(struct cover *c, MPI_Datatype T, MPI_Aint d)
      * which select nothing); a real INDEXED has no address arguments */
     if (comb == MPI_COMBINER_INDEXED && na > 0)
         comb = MPI_COMBINER_STRUCT;
-    /* contents of the shape the standard gives each constructor, else the
-     * true extent (SMPI reports some types under another constructor) */
+    /* the constructors decoded here, with contents of the shape the
+     * standard gives each; any other (subarray, darray) or a shape SMPI
+     * got wrong: the true extent */
     int n = ni > 0 ? iv[0] : -1;
     int shaped = 0;
     switch (comb) {
@@ -911,7 +912,7 @@ static int fill_call(struct point_ctx *x, const struct bench_call *bc)
             if (!x->img)
                 return -1;
         }
-        struct cover cv = {.img = x->img, .lo = lo, .salt = x->salt};
+        struct cover cv = {.img = x->img, .lo = lo, .hi = hi, .salt = x->salt};
         cover_run(&cv, pl->filetype, (MPI_Aint)start, (MPI_Aint)g);
         if (cv.err)
             return -1;
