@@ -183,9 +183,10 @@ static int by_target_turns(struct rio_coll_call *c, int T, MPI_Offset *done, int
 int rio__coll_by_turns(struct rio_coll_call *c, MPI_Offset *done)
 {
     int T = c->tbytes ? c->tg.T : 1, rc = 0, x;
-    const struct rio_dtype_info *mi = rio__dtype_info(c->req->memtype);
+    /* a rank that failed before the call has no memory type */
+    const struct rio_dtype_info *mi = c->req->memtype ? rio__dtype_info(c->req->memtype) : NULL;
     *done = 0;
-    if (c->tbytes && T > 1 && c->tg.unit > 0 && mi->contig && c->req->nbytes > 0 &&
+    if (c->tbytes && T > 1 && c->tg.unit > 0 && mi && mi->contig && c->req->nbytes > 0 &&
         c->end - c->first == c->req->nbytes && by_target_turns(c, T, done, &rc))
         return rc;
     for (int t = 0; t < T; t++) { /* the turns of a target come in order from one rank */
