@@ -635,26 +635,32 @@ static int lane_get(rio_file *fh, struct rio_lane **out)
     struct rio_lane *l = fh->lane;
     int err = 0;
     if (!l) {
+        /* the duplicate is collective: every rank makes it, also one
+         * without the memory for its lane */
+        MPI_Comm comm = MPI_COMM_NULL;
+        if (MPI_Comm_dup(fh->comm, &comm) != MPI_SUCCESS)
+            comm = MPI_COMM_NULL;
         l = rio__calloc(1, sizeof *l);
         if (!l) {
             err = RIO_E_NOMEM;
         } else {
             l->tail = &l->head;
-            l->comm = MPI_COMM_NULL;
+            l->comm = comm;
             pthread_cond_init(&l->cv, NULL);
-            if (MPI_Comm_dup(fh->comm, &l->comm) != MPI_SUCCESS ||
-                pthread_create(&l->thread, NULL, lane_main, l)) {
+            if (comm == MPI_COMM_NULL || pthread_create(&l->thread, NULL, lane_main, l)) {
                 rio__err_detail("no thread for collective calls in the background");
                 err = RIO_E_NOMEM;
-                if (l->comm != MPI_COMM_NULL)
-                    MPI_Comm_free(&l->comm);
                 pthread_cond_destroy(&l->cv);
                 free(l);
                 l = NULL;
+            } else {
+                comm = MPI_COMM_NULL; /* the lane's now */
             }
         }
         /* a rank without a lane would never enter the others' calls */
         int agreed = rio__agree(fh->comm, err);
+        if (comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comm);
         if (agreed && l) {
             lane_end(l);
             l = NULL;
@@ -667,17 +673,41 @@ static int lane_get(rio_file *fh, struct rio_lane **out)
     return 0;
 }
 
+/* A collective call this rank could not queue (no memory for its job or
+ * its arguments) that the other ranks' lanes will run: this rank runs its
+ * part here, in the caller's thread, after the calls its lane holds and on
+ * the lane's communicator, so the calls still meet in issue order.  The
+ * call's own agreement makes its error every rank's. */
+static int run_now(rio_file *fh, struct rio_lane *l, int (*run)(void *, MPI_Comm, MPI_Offset *),
+                   void *arg)
+{
+    rio__async_lane_drain(fh);
+    MPI_Offset done = 0;
+    int err = run(arg, l->comm, &done);
+    return err ? err : RIO_E_NOMEM;
+}
+
+int rio__async_run_coll_now(rio_file *fh, int (*run)(void *, MPI_Comm, MPI_Offset *), void *arg)
+{
+    struct rio_lane *l;
+    int err = lane_get(fh, &l);
+    return err ? err : run_now(fh, l, run, arg);
+}
+
 int rio__async_submit_coll(rio_file *fh, const char *op, int write,
                            int (*run)(void *, MPI_Comm, MPI_Offset *), void (*release)(void *),
-                           void *arg, MPI_Request *request, struct rio_job **internal)
+                           void (*fail)(void *, int), void *arg, MPI_Request *request,
+                           struct rio_job **internal)
 {
     struct rio_lane *l;
     int err = lane_get(fh, &l);
     if (err)
         return err;
     struct rio_job *j = job_new(fh, op, write, release, arg, request);
-    if (!j)
-        return RIO_E_NOMEM;
+    if (!j) {
+        fail(arg, RIO_E_NOMEM);
+        return run_now(fh, l, run, arg);
+    }
     j->run_coll = run;
     j->lane = l;
     pthread_mutex_lock(&lock);

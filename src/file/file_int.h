@@ -208,10 +208,20 @@ int rio__async_coll_ok(void);
  *  call is collective: every rank's first background collective call on
  *  fh).  With request NULL the job is internal (a split collective's):
  *  rio__async_wait_job collects it.  Otherwise as rio__async_submit.
- *  Errors: RIO_E_NOMEM, RIO_E_MPI (the duplicate failed; agreed). */
+ *  When this rank has no memory for the job, fail(arg, RIO_E_NOMEM) marks
+ *  the call failed and it runs here, after the lane's jobs (the other
+ *  ranks' lanes meet it; its agreement makes the error theirs); no request
+ *  is made and its error is returned.  Errors: RIO_E_NOMEM, RIO_E_MPI (the
+ *  duplicate failed; agreed), or the failed call's agreed error. */
 int rio__async_submit_coll(rio_file *fh, const char *op, int write,
                            int (*run)(void *, MPI_Comm, MPI_Offset *), void (*release)(void *),
-                           void *arg, MPI_Request *request, struct rio_job **internal);
+                           void (*fail)(void *, int), void *arg, MPI_Request *request,
+                           struct rio_job **internal);
+/** A collective call this rank could not even describe for the lane (its
+ *  arguments' allocation failed): run(arg, comm, &done) with arg marking
+ *  the call failed, here and now, after the lane's jobs, as above.
+ *  Collective (with the other ranks' lanes).  Returns the agreed error. */
+int rio__async_run_coll_now(rio_file *fh, int (*run)(void *, MPI_Comm, MPI_Offset *), void *arg);
 /** Wait for an internal job; its error (an internal code, the detail set)
  *  and bytes moved.  Frees the job.  Local. */
 int rio__async_wait_job(struct rio_job *j, MPI_Offset *done);

@@ -626,13 +626,27 @@ static void bg_coll_release(void *arg)
     free(c);
 }
 
+/* The call fails on this rank with err but is still entered, moving
+ * nothing. */
+static void bg_coll_fail(void *arg, int err)
+{
+    struct bg_coll *c = arg;
+    if (!c->err)
+        c->err = err;
+    rio__dtype_put(c->dt);
+    c->dt = NULL;
+    c->nbytes = 0;
+}
+
 /* Issue a collective nonblocking call, or a split collective's begin
  * (request NULL, the job in *internal), on the file's lane: checked, its
  * position fixed now (the individual pointer advanced past everything it
  * asks for; the shared pointer taken, by every rank in order for an
  * ordered call), and queued.  An error of this rank's is not returned
  * here: the call still runs, so that every rank's call meets the others,
- * and the error becomes every rank's at completion.  Collective. */
+ * and the error becomes every rank's at completion.  Only a rank without
+ * the memory to queue the call enters it at once, failed, and returns the
+ * error (the others' completions carry it).  Collective. */
 static int background_coll(rio_file *fh, const char *op, int write, enum where where,
                            MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype type,
                            MPI_Request *request, struct rio_job **internal)
@@ -660,16 +674,17 @@ static int background_coll(rio_file *fh, const char *op, int write, enum where w
     } else if (where == IND) {
         fh->fp_ind = pos + n_etypes;
     }
+    struct bg_coll call = {.fh = fh, .op = op, .err = err, .write = write, .pos = pos,
+                           .nbytes = nbytes, .buf = (void *)buf, .count = count, .type = type,
+                           .dt = dt};
     struct bg_coll *c = rio__malloc(sizeof *c);
-    if (!c) {
-        rio__dtype_put(dt);
-        return RIO_E_NOMEM;
+    if (!c) { /* the other ranks' lanes will run the call: enter it here, failed */
+        bg_coll_fail(&call, RIO_E_NOMEM);
+        return rio__async_run_coll_now(fh, bg_coll_run, &call);
     }
-    *c = (struct bg_coll){.fh = fh, .op = op, .err = err, .write = write, .pos = pos,
-                          .nbytes = nbytes, .buf = (void *)buf, .count = count, .type = type,
-                          .dt = dt};
-    int rc = rio__async_submit_coll(fh, op, write, bg_coll_run, bg_coll_release, c, request,
-                                    internal);
+    *c = call;
+    int rc = rio__async_submit_coll(fh, op, write, bg_coll_run, bg_coll_release, bg_coll_fail, c,
+                                    request, internal);
     if (rc)
         bg_coll_release(c);
     return rc;

@@ -19,6 +19,12 @@
  * and move the right bytes: the file is checked with POSIX reads, the read
  * buffer byte by byte.  Every rank takes its turn as the victim.
  *
+ * -nonblocking 1 makes the write and the read iwrite_at_all/iread_at_all and
+ * a wait; with -multiple they run on the file's lane, where the victim's
+ * failure can come at issue (its job or its arguments: the victim enters
+ * the call at once, failed, and returns the error; the others' waits
+ * return it) or inside the lane's call.
+ *
  * -factor N sets the stripe count (default 4; 1 with 8 ranks gives
  * resonant timed agents, several per target); -shm turns resonio_shm on
  * (node-local data through shared round buffers), given as "-shm 1";
@@ -41,6 +47,7 @@ static const char *strategy;
 static char path[4096];
 static int victim, factor_n = 4;
 static const char *shm = "disable";
+static int nonblocking;
 
 /* Arm the failure on the victim before a call; after it, disarm and
  * tell whether the victim's call reached the N-th allocation (agreed). */
@@ -131,10 +138,25 @@ static int sweep_open(void)
     return k;
 }
 
+/* The data call: blocking, or issued and waited for (-nonblocking). */
+static int data_call(rio_file *fh, int write, unsigned char *buf, MPI_Status *st)
+{
+    if (!nonblocking)
+        return write ? rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, st)
+                     : rio_file_read_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, st);
+    MPI_Request req = MPI_REQUEST_NULL;
+    int code = write ? rio_file_iwrite_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &req)
+                     : rio_file_iread_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &req);
+    if (code == MPI_SUCCESS)
+        code = MPI_Wait(&req, st);
+    return code;
+}
+
 /* Sweep one data call (write 1, read 0): returns the number of failing N. */
 static int sweep_data(int write)
 {
-    const char *op = write ? "MPI_File_write_at_all" : "MPI_File_read_at_all";
+    const char *op = nonblocking ? (write ? "MPI_File_iwrite_at_all" : "MPI_File_iread_at_all")
+                                 : (write ? "MPI_File_write_at_all" : "MPI_File_read_at_all");
     unsigned char *buf = ct_il_data();
     int k = 0;
     long n;
@@ -148,14 +170,12 @@ static int sweep_data(int write)
         if (!write)
             memset(buf, 0, (size_t)CT_IL_BYTES);
         arm(n);
-        int code = write ? rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st)
-                         : rio_file_read_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st);
+        int code = data_call(fh, write, buf, &st);
         int done = reached() == 0;
         int o = outcome(code, op, n);
         if (o == 1) { /* the same call again, nothing armed */
             k++;
-            code = write ? rio_file_write_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st)
-                         : rio_file_read_at_all(fh, 0, buf, CT_IL_BYTES, MPI_BYTE, &st);
+            code = data_call(fh, write, buf, &st);
             char msg[MPI_MAX_ERROR_STRING];
             CHECK(code == MPI_SUCCESS, "[%s] %s, victim %d, n=%ld: the repeated call failed: %s",
                   strategy, op, victim, n, code == MPI_SUCCESS ? "" : rt_errstr(code, msg));
@@ -180,6 +200,9 @@ int main(int argc, char **argv)
         factor_n = atoi(rt_arg("-factor"));
     if (rt_arg("-shm"))
         shm = "enable";
+    nonblocking = rt_arg("-nonblocking") != NULL;
+    /* a request's error goes to MPI_COMM_WORLD's handler */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int targets = 0;
     if (ct_emu_arg(&targets))
         return rt_finish();
