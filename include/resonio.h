@@ -280,11 +280,21 @@ struct rio_stats {
                                                 summed over those jobs: time the caller was
                                                 free to compute, whether or not it waited
                                                 in MPI_Wait meanwhile */
+    /* version 3 */
+    long long comms_made;                  /**< private communicators the file's open, its
+                                                collective engine and its background lane
+                                                made with MPI_Comm_dup or
+                                                MPI_Comm_split_type */
+    long long comms_reused;                /**< of the same, taken instead from those an
+                                                earlier file on the same communicator
+                                                gave back at its close */
 };
 /** The size of the first version of struct rio_stats. */
 #define RIO_STATS_SIZE_V1 RIO_SIZE_THROUGH(struct rio_stats, req_method)
 /** The size of the second version (the nonblocking counters). */
 #define RIO_STATS_SIZE_V2 RIO_SIZE_THROUGH(struct rio_stats, time_nb_overlap)
+/** The size of the third version (the communicator counters). */
+#define RIO_STATS_SIZE_V3 RIO_SIZE_THROUGH(struct rio_stats, comms_reused)
 /** Copy the calling rank's counters for fh into *out (out->size set by the
  *  caller, see above).  Local.  Errors: MPI_ERR_ARG for a NULL out or a
  *  size below RIO_STATS_SIZE_V1. */

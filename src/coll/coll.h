@@ -59,6 +59,9 @@ struct rio_coll_result {
 int rio__coll_create(MPI_Comm comm, struct rio_store *st, const struct rio_hints *h,
                      struct rio_coll_ctx **out);
 void rio__coll_free(struct rio_coll_ctx *ctx);
+/** The private communicators the context made (*made) and took from those
+ *  kept by earlier files (*reused): see rio__comm_take.  0 for NULL. */
+void rio__coll_comm_counts(const struct rio_coll_ctx *ctx, long long *made, long long *reused);
 
 /**
  * Perform one collective request and agree on its outcome.  Collective

@@ -459,6 +459,7 @@ struct rio_coll_ctx {
                                 gathered at the first call whose cb_config_list names
                                 a host */
     MPI_Comm node_comm;      /* ranks sharing memory with this one */
+    long long comms_made, comms_reused; /* how comm and node_comm were had */
     int *node_rank;          /* rank in node_comm of each rank, -1 off this node */
     MPI_Win shm_win;         /* round buffers in node-shared memory (resonio_shm) */
     size_t shm_len;          /* bytes of this rank's part */

@@ -73,6 +73,12 @@ MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx)
     return ctx->node_comm;
 }
 
+void rio__coll_comm_counts(const struct rio_coll_ctx *ctx, long long *made, long long *reused)
+{
+    *made = ctx ? ctx->comms_made : 0;
+    *reused = ctx ? ctx->comms_reused : 0;
+}
+
 static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
 {
     struct rio_coll_ctx *ctx = rio__calloc(1, sizeof *ctx);
@@ -81,10 +87,13 @@ static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
     *out = NULL;
     /* every rank takes the collectives up to the agreement, also one
      * whose allocations failed */
-    MPI_Comm_dup(comm, &dup);
+    int reused = 0, node_reused = 0;
+    rio__comm_take(comm, RIO_COMM_DUP, &dup, &reused);
     MPI_Comm_size(dup, &nprocs);
     if (ctx) {
         ctx->comm = dup;
+        ctx->comms_made = !reused;
+        ctx->comms_reused = reused;
         ctx->node_comm = MPI_COMM_NULL;
         ctx->shm_win = MPI_WIN_NULL;
         MPI_Comm_rank(ctx->comm, &ctx->rank);
@@ -104,11 +113,13 @@ static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
     if (!all_ok) {
         rc = ok ? RIO_E_REMOTE : RIO_E_NOMEM;
         if (!ctx)
-            MPI_Comm_free(&dup);
+            rio__comm_give(&dup);
         goto fail;
     }
     /* nodes: the lowest rank of each shared-memory group names it */
-    MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    rio__comm_take(ctx->comm, RIO_COMM_NODE, &node, &node_reused);
+    ctx->comms_made += !node_reused;
+    ctx->comms_reused += node_reused;
     int leader = ctx->rank;
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
     ctx->node_comm = node;
@@ -148,10 +159,8 @@ void rio__coll_free(struct rio_coll_ctx *ctx)
         return;
     if (ctx->shm_win != MPI_WIN_NULL)
         MPI_Win_free(&ctx->shm_win);
-    if (ctx->node_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&ctx->node_comm);
-    if (ctx->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&ctx->comm);
+    rio__comm_give(&ctx->node_comm); /* kept for the next file */
+    rio__comm_give(&ctx->comm);
     rio__select_free(ctx->sel);
     free(ctx->node_rank);
     free(ctx->node_real);

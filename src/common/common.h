@@ -53,6 +53,21 @@ void rio__pool_held(size_t *bytes, int *blocks);
  *  nonblocking calls, src/file/async.c) allocate from the pool. */
 void rio__pool_setup(void);
 
+/* ---- private communicators, kept for reuse (commcache.c) ------------- */
+enum rio_comm_kind {
+    RIO_COMM_DUP, /**< MPI_Comm_dup of the parent */
+    RIO_COMM_NODE /**< MPI_Comm_split_type(parent, MPI_COMM_TYPE_SHARED) */
+};
+/** A private communicator of kind made from parent: one kept from an
+ *  earlier take when every rank holds the same one (*reused 1), else a new
+ *  one.  Collective over parent.  Returns an MPI error code (then *out is
+ *  MPI_COMM_NULL). */
+int rio__comm_take(MPI_Comm parent, enum rio_comm_kind kind, MPI_Comm *out, int *reused);
+/** Give back a communicator from rio__comm_take (kept for the next take,
+ *  or freed); *comm becomes MPI_COMM_NULL.  Collective like MPI_Comm_free:
+ *  every rank gives back its own at the same point. */
+void rio__comm_give(MPI_Comm *comm);
+
 /* ---- hints: each owner's settings, in one struct per file ------------ */
 #include "settings.h"
 

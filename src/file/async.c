@@ -361,7 +361,7 @@ static void lane_end(struct rio_lane *l)
     pthread_cond_signal(&l->cv);
     pthread_mutex_unlock(&lock);
     pthread_join(l->thread, NULL);
-    MPI_Comm_free(&l->comm);
+    rio__comm_give(&l->comm); /* kept for the next file's lane */
     pthread_cond_destroy(&l->cv);
     free(l);
 }
@@ -638,8 +638,9 @@ static int lane_get(rio_file *fh, struct rio_lane **out)
         /* the duplicate is collective: every rank makes it, also one
          * without the memory for its lane */
         MPI_Comm comm = MPI_COMM_NULL;
-        if (MPI_Comm_dup(fh->comm, &comm) != MPI_SUCCESS)
-            comm = MPI_COMM_NULL;
+        int reused = 0;
+        if (rio__comm_take(fh->comm, RIO_COMM_DUP, &comm, &reused) == MPI_SUCCESS)
+            rio__stat_add(reused ? &fh->stats.comms_reused : &fh->stats.comms_made, 1);
         l = rio__calloc(1, sizeof *l);
         if (!l) {
             err = RIO_E_NOMEM;
@@ -659,8 +660,7 @@ static int lane_get(rio_file *fh, struct rio_lane **out)
         }
         /* a rank without a lane would never enter the others' calls */
         int agreed = rio__agree(fh->comm, err);
-        if (comm != MPI_COMM_NULL)
-            MPI_Comm_free(&comm);
+        rio__comm_give(&comm);
         if (agreed && l) {
             lane_end(l);
             l = NULL;

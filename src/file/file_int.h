@@ -234,9 +234,10 @@ void rio__async_lane_drain(rio_file *fh);
 /** Print the counters summed over ranks, on rank 0, if RESONIO_STATS was
  *  set when the file was opened.  Collective. */
 void rio__stats_report(rio_file *fh);
-/** Copy the counters in into out, each read atomically (other threads
- *  may be counting into in).  Local. */
-void rio__stats_snapshot(const rio_stats *in, rio_stats *out);
+/** Copy fh's counters into out, each read atomically (other threads may
+ *  be counting), with its collective engine's (the communicators it
+ *  made).  Local. */
+void rio__stats_file(rio_file *fh, rio_stats *out);
 /** The size rule of the public structs (resonio.h, statistics): copy the
  *  first min(out's size member, have) bytes of full, a whole struct of
  *  have bytes filled by the library, into out, with that count as out's

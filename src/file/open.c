@@ -127,8 +127,7 @@ static void file_free(rio_file *fh)
     rio__coll_free(fh->coll);
     rio__view_free(fh);
     rio__hints_free(&fh->hints);
-    if (fh->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&fh->comm);
+    rio__comm_give(&fh->comm);
     fint_release(fh);
     free(fh->filename);
     free(fh);
@@ -250,7 +249,9 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     if (err)
         goto fail_local;
 
-    MPI_Comm_dup(comm, &fh->comm);
+    int reused = 0;
+    rio__comm_take(comm, RIO_COMM_DUP, &fh->comm, &reused);
+    rio__stat_add(reused ? &fh->stats.comms_reused : &fh->stats.comms_made, 1);
     MPI_Comm_rank(fh->comm, &fh->rank);
     MPI_Comm_size(fh->comm, &fh->nprocs);
     fh->amode = amode;
@@ -636,7 +637,7 @@ int rio_stats_get(rio_file *fh, struct rio_stats *out)
     if (!err && !out)
         err = RIO_E_ARG;
     if (!err) {
-        rio__stats_snapshot(&fh->stats, &full);
+        rio__stats_file(fh, &full);
         err = rio__stats_copy_sized(out, &full, sizeof full, RIO_STATS_SIZE_V1,
                                     "struct rio_stats");
     }

@@ -27,7 +27,8 @@ int rio__stats_wanted(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-void rio__stats_snapshot(const rio_stats *in, rio_stats *out)
+/* in's counters, each read atomically (other threads may be counting into in). */
+static void snapshot(const rio_stats *in, rio_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->size = sizeof *out;
@@ -43,9 +44,20 @@ void rio__stats_snapshot(const rio_stats *in, rio_stats *out)
     out->nb_queued = rio__stat_get(&in->nb_queued);
     out->nb_background = rio__stat_get(&in->nb_background);
     out->time_nb_overlap = rio__stat_get_time(&in->time_nb_overlap);
+    out->comms_made = rio__stat_get(&in->comms_made);
+    out->comms_reused = rio__stat_get(&in->comms_reused);
     out->nmethods = rio_indep_method_count();
     for (int i = 0; i < out->nmethods; i++)
         out->req_method[i] = rio__stat_get(&in->req_method[i]);
+}
+
+void rio__stats_file(rio_file *fh, rio_stats *out)
+{
+    long long made = 0, reused = 0;
+    snapshot(&fh->stats, out);
+    rio__coll_comm_counts(fh->coll, &made, &reused);
+    out->comms_made += made;
+    out->comms_reused += reused;
 }
 
 int rio__stats_copy_sized(void *out, void *full, size_t have, size_t v1, const char *what)
@@ -69,12 +81,13 @@ void rio__stats_report(rio_file *fh)
     if (!fh->report)
         return;
     rio_stats snap;
-    rio__stats_snapshot(&fh->stats, &snap);
+    rio__stats_file(fh, &snap);
     const rio_stats *s = &snap;
-    enum { NFIXED = 9, N = NFIXED + RIO_STATS_MAX_METHODS };
-    long long mine[N] = {s->calls_read,     s->calls_write, s->bytes_read,
-                         s->bytes_written,  s->regions,     s->bytes_accessed,
-                         s->copies,         s->nb_queued,   s->nb_background};
+    enum { NFIXED = 11, N = NFIXED + RIO_STATS_MAX_METHODS };
+    long long mine[N] = {s->calls_read,    s->calls_write,    s->bytes_read,
+                         s->bytes_written, s->regions,        s->bytes_accessed,
+                         s->copies,        s->nb_queued,      s->nb_background,
+                         s->comms_made,    s->comms_reused};
     memcpy(mine + NFIXED, s->req_method, sizeof s->req_method);
     long long sum[N];
     double t[3] = {s->time_storage, s->time_agree, s->time_nb_overlap}, tmax[3] = {0, 0, 0};
@@ -97,9 +110,10 @@ void rio__stats_report(rio_file *fh)
             "  time in storage   %.6f s (slowest rank)\n"
             "  time in agreement %.6f s (the rank that waited longest)\n"
             "  nonblocking  queued %lld, run in the background %lld, issue to end of I/O "
-            "%.6f s (the rank with most)\n",
+            "%.6f s (the rank with most)\n"
+            "  communicators made %lld, reused from earlier files %lld (all ranks)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[5], sum[4], reqs,
-            sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2]);
+            sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2], sum[9], sum[10]);
     rio__coll_report(fh->coll, fh->filename);
 }
 
