@@ -374,8 +374,8 @@ struct engine {
  * no storage requests; the call then fails with e->drain, which the
  * caller agrees on.  A message it has no room for is received into
  * nothing (truncated; errors are returned on the engine's communicator
- * while it drains); a requester sends DRAIN_META (one word: odd, which no
- * piece list is) instead of its metadata, and then no data; an aggregator
+ * while it drains); a requester sends DRAIN_META (a word count of -1)
+ * instead of its metadata, and then no data; an aggregator
  * answers a read with an empty message.  The arrays the protocol itself
  * needs (per-rank metadata slots, request slots) are allocated before the
  * rounds, where failure is agreed on.
@@ -771,8 +771,15 @@ static int senders(const struct engine *e)
  * Metadata on the wire: a requester's groups of one round in order, a
  * single run as (coord, len) and a group as (coord, -len, count, stride),
  * so that fine-grained requests that form no groups send two words a run
- * as before.  An odd word count is DRAIN_META.
+ * as before.  The words follow their count, and go in one message of at
+ * most META_HEAD words, the rest (if any) in a second one: the aggregator
+ * receives the first into a buffer of that size posted in advance rather
+ * than probing for it.  (MPI_Probe polls: SimGrid's SMPI runs it as
+ * MPI_Iprobe and a simulated pause in a loop, and the pauses counted as
+ * simulated time.)  A count of -1 is DRAIN_META.
  */
+#define META_HEAD 64
+
 static MPI_Count meta_encode(const struct rio_coll_piece *v, MPI_Count n, MPI_Offset *w)
 {
     MPI_Count k = 0;
@@ -821,23 +828,31 @@ static MPI_Count meta_decode(const MPI_Offset *w, MPI_Count nw, struct rpiece **
  * or has no pieces); when this rank drains, metas[i] stays NULL. */
 static void take_meta(struct engine *e, int a, int i)
 {
+    MPI_Offset head[META_HEAD];
     MPI_Status st;
     int cnt = 0;
-    MPI_Probe(i, RIO_TAG_META, e->comm, &st);
+    MPI_Recv(head, META_HEAD, MPI_OFFSET, i, RIO_TAG_META, e->comm, &st);
     MPI_Get_count(&st, MPI_OFFSET, &cnt);
+    /* the words i sends (-1: i drains and sends no data), those that came
+     * with the count, and those in a second message */
+    MPI_Offset nw = cnt > 0 ? head[0] : -1;
+    MPI_Offset have = RIO_MAX(RIO_MIN((MPI_Offset)cnt - 1, nw), 0), rest = nw - have;
     MPI_Offset *w = NULL;
-    e->nmeta[i] = cnt > 0 && cnt % 2 == 0; /* odd: i drains and sends no data */
-    if (!e->drain && e->nmeta[i]) {
-        w = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(cnt ? cnt : 1));
+    e->nmeta[i] = nw > 0;
+    if (!e->drain && nw > 0) {
+        w = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)nw);
         if (!w)
             go_drain(e, RIO_E_NOMEM);
     }
     if (!w) {
-        drain_recv(e, a, i, RIO_TAG_META, (MPI_Offset)cnt * (MPI_Offset)sizeof(MPI_Offset));
+        if (rest > 0)
+            drain_recv(e, a, i, RIO_TAG_META, rest * (MPI_Offset)sizeof(MPI_Offset));
         return;
     }
-    MPI_Recv(w, cnt, MPI_OFFSET, i, RIO_TAG_META, e->comm, MPI_STATUS_IGNORE);
-    MPI_Count n = meta_decode(w, cnt, &e->metas[i]);
+    memcpy(w, head + 1, sizeof *w * (size_t)have);
+    if (rest > 0)
+        MPI_Recv(w + have, (int)rest, MPI_OFFSET, i, RIO_TAG_META, e->comm, MPI_STATUS_IGNORE);
+    MPI_Count n = meta_decode(w, nw, &e->metas[i]);
     rio__pool_free(w);
     if (n > 0)
         e->nmeta[i] = n;
@@ -1113,9 +1128,9 @@ static void request_round(struct engine *e, int r, struct inflight *f)
         e->sl_n[a] = n;
         int data = n > 0 && !(e->shm && e->node_rank[ag] >= 0);
         MPI_Offset *meta = NULL;
-        int rc = e->drain ? e->drain : inflight_reserve(f, 2); /* slots made before the rounds */
+        int rc = e->drain ? e->drain : inflight_reserve(f, 3); /* slots made before the rounds */
         if (!rc) {
-            meta = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(4 * n + 1));
+            meta = rio__pool_alloc(sizeof(MPI_Offset) * (size_t)(4 * n + 2));
             rc = meta ? 0 : RIO_E_NOMEM;
         }
         MPI_Offset bytes = 0;
@@ -1133,9 +1148,14 @@ static void request_round(struct engine *e, int r, struct inflight *f)
             continue;
         }
         f->bufs[f->nbufs++] = meta;
-        MPI_Count nw = meta_encode(e->mine[a].v + first, n, meta);
+        MPI_Count nw = meta_encode(e->mine[a].v + first, n, meta + 1) + 1;
+        meta[0] = nw - 1;
         c->exchanged += bytes;
-        MPI_Isend(meta, (int)nw, MPI_OFFSET, ag, RIO_TAG_META, e->comm, &f->req[f->nreq++]);
+        MPI_Isend(meta, (int)RIO_MIN(nw, META_HEAD), MPI_OFFSET, ag, RIO_TAG_META, e->comm,
+                  &f->req[f->nreq++]);
+        if (nw > META_HEAD)
+            MPI_Isend(meta + META_HEAD, (int)(nw - META_HEAD), MPI_OFFSET, ag, RIO_TAG_META,
+                      e->comm, &f->req[f->nreq++]);
     }
 }
 
@@ -1244,15 +1264,16 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     if (!rc)
         rc = brc;
     /* what the rounds' protocol needs, so that draining needs nothing:
-     * request slots for every message of a round (a requester's two per
-     * aggregator; an aggregator's one per rank and role) */
+     * request slots for every message of a round (a requester's three per
+     * aggregator: data and metadata in one or two; an aggregator's one per
+     * rank and role) */
     int roles = 0;
     for (int a = 0; a < p->naggs; a++)
         roles += p->aggs[a] == c->rank;
     e.metas = rio__calloc((size_t)c->nprocs, sizeof *e.metas);
     e.nmeta = rio__calloc((size_t)c->nprocs, sizeof *e.nmeta);
     e.run = rio__malloc(sizeof *e.run * ((size_t)c->nprocs + 1));
-    if (!rc && (!e.metas || !e.nmeta || !e.run || inflight_reserve(&fr, 2 * p->naggs) ||
+    if (!rc && (!e.metas || !e.nmeta || !e.run || inflight_reserve(&fr, 3 * p->naggs) ||
                 inflight_reserve(&fa, roles * c->nprocs)))
         rc = RIO_E_NOMEM;
     /* A local failure before the rounds must not leave others waiting: the
