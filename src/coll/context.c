@@ -87,13 +87,11 @@ static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
     *out = NULL;
     /* every rank takes the collectives up to the agreement, also one
      * whose allocations failed */
-    int reused = 0, node_reused = 0;
-    rio__comm_take(comm, RIO_COMM_DUP, &dup, &reused);
+    rio__comm_take(comm, RIO_COMM_DUP, &dup, ctx ? &ctx->comms_made : NULL,
+                   ctx ? &ctx->comms_reused : NULL);
     MPI_Comm_size(dup, &nprocs);
     if (ctx) {
         ctx->comm = dup;
-        ctx->comms_made = !reused;
-        ctx->comms_reused = reused;
         ctx->node_comm = MPI_COMM_NULL;
         ctx->shm_win = MPI_WIN_NULL;
         MPI_Comm_rank(ctx->comm, &ctx->rank);
@@ -117,9 +115,7 @@ static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
         goto fail;
     }
     /* nodes: the lowest rank of each shared-memory group names it */
-    rio__comm_take(ctx->comm, RIO_COMM_NODE, &node, &node_reused);
-    ctx->comms_made += !node_reused;
-    ctx->comms_reused += node_reused;
+    rio__comm_take(ctx->comm, RIO_COMM_NODE, &node, &ctx->comms_made, &ctx->comms_reused);
     int leader = ctx->rank;
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
     ctx->node_comm = node;

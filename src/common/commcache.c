@@ -63,10 +63,13 @@ static int kv_self = MPI_KEYVAL_INVALID;
 static int enabled = 1;
 static struct cache *live;
 
-/* Drop one reference; the last frees the cache.  With lock held. */
+/* Drop one reference; the last frees the cache. */
 static void unref(struct cache *c)
 {
-    if (--c->refs == 0)
+    pthread_mutex_lock(&lock);
+    int last = --c->refs == 0;
+    pthread_mutex_unlock(&lock);
+    if (last)
         free(c);
 }
 
@@ -97,9 +100,7 @@ static int parent_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     pthread_mutex_unlock(&lock);
     for (int i = 0; i < n; i++)
         MPI_Comm_free(&kept[i].comm);
-    pthread_mutex_lock(&lock);
     unref(c);
-    pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
 }
 
@@ -109,9 +110,7 @@ static int child_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     (void)keyval;
     (void)extra;
     struct child *t = val;
-    pthread_mutex_lock(&lock);
     unref(t->cache);
-    pthread_mutex_unlock(&lock);
     free(t);
     return MPI_SUCCESS;
 }
@@ -205,10 +204,10 @@ static void inherit_errhandler(MPI_Comm parent, MPI_Comm comm)
     MPI_Errhandler_free(&eh);
 }
 
-int rio__comm_take(MPI_Comm parent, enum rio_comm_kind kind, MPI_Comm *out, int *reused)
+int rio__comm_take(MPI_Comm parent, enum rio_comm_kind kind, MPI_Comm *out, long long *made,
+                   long long *reused)
 {
     *out = MPI_COMM_NULL;
-    *reused = 0;
     pthread_once(&once, setup);
     struct cache *c = cache_of(parent);
     /* {offered id, -offered id, next id}: one reduction decides reuse and
@@ -236,7 +235,8 @@ int rio__comm_take(MPI_Comm parent, enum rio_comm_kind kind, MPI_Comm *out, int 
             }
         pthread_mutex_unlock(&lock);
         inherit_errhandler(parent, *out);
-        *reused = 1;
+        if (reused)
+            rio__stat_add(reused, 1);
         return MPI_SUCCESS;
     }
     if (kind == RIO_COMM_NODE)
@@ -247,6 +247,8 @@ int rio__comm_take(MPI_Comm parent, enum rio_comm_kind kind, MPI_Comm *out, int 
         *out = MPI_COMM_NULL;
         return rc;
     }
+    if (made)
+        rio__stat_add(made, 1);
     struct child *t = c ? rio__malloc(sizeof *t) : NULL;
     if (!t)
         return MPI_SUCCESS; /* not kept: freed when given back */
@@ -258,9 +260,7 @@ int rio__comm_take(MPI_Comm parent, enum rio_comm_kind kind, MPI_Comm *out, int 
     c->refs++;
     pthread_mutex_unlock(&lock);
     if (MPI_Comm_set_attr(*out, kv_child, t) != MPI_SUCCESS) {
-        pthread_mutex_lock(&lock);
         unref(c);
-        pthread_mutex_unlock(&lock);
         free(t);
     }
     return MPI_SUCCESS;

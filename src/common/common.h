@@ -59,10 +59,12 @@ enum rio_comm_kind {
     RIO_COMM_NODE /**< MPI_Comm_split_type(parent, MPI_COMM_TYPE_SHARED) */
 };
 /** A private communicator of kind made from parent: one kept from an
- *  earlier take when every rank holds the same one (*reused 1), else a new
- *  one.  Collective over parent.  Returns an MPI error code (then *out is
- *  MPI_COMM_NULL). */
-int rio__comm_take(MPI_Comm parent, enum rio_comm_kind kind, MPI_Comm *out, int *reused);
+ *  earlier take when every rank holds the same one (counted in *reused),
+ *  else a new one (counted in *made); either counter may be NULL.
+ *  Collective over parent.  Returns an MPI error code (then *out is
+ *  MPI_COMM_NULL and nothing is counted). */
+int rio__comm_take(MPI_Comm parent, enum rio_comm_kind kind, MPI_Comm *out, long long *made,
+                   long long *reused);
 /** Give back a communicator from rio__comm_take (kept for the next take,
  *  or freed); *comm becomes MPI_COMM_NULL.  Collective like MPI_Comm_free:
  *  every rank gives back its own at the same point. */

@@ -638,9 +638,8 @@ static int lane_get(rio_file *fh, struct rio_lane **out)
         /* the duplicate is collective: every rank makes it, also one
          * without the memory for its lane */
         MPI_Comm comm = MPI_COMM_NULL;
-        int reused = 0;
-        if (rio__comm_take(fh->comm, RIO_COMM_DUP, &comm, &reused) == MPI_SUCCESS)
-            rio__stat_add(reused ? &fh->stats.comms_reused : &fh->stats.comms_made, 1);
+        rio__comm_take(fh->comm, RIO_COMM_DUP, &comm, &fh->stats.comms_made,
+                       &fh->stats.comms_reused);
         l = rio__calloc(1, sizeof *l);
         if (!l) {
             err = RIO_E_NOMEM;

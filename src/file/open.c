@@ -249,9 +249,7 @@ int rio_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     if (err)
         goto fail_local;
 
-    int reused = 0;
-    rio__comm_take(comm, RIO_COMM_DUP, &fh->comm, &reused);
-    rio__stat_add(reused ? &fh->stats.comms_reused : &fh->stats.comms_made, 1);
+    rio__comm_take(comm, RIO_COMM_DUP, &fh->comm, &fh->stats.comms_made, &fh->stats.comms_reused);
     MPI_Comm_rank(fh->comm, &fh->rank);
     MPI_Comm_size(fh->comm, &fh->nprocs);
     fh->amode = amode;
