@@ -44,7 +44,12 @@
  * wait or test that completes it, or at MPI_Request_free, which MPICH
  * calls at once and Open MPI after completion).  While the request lives,
  * the job sits on its file's list; that list is what "requests
- * outstanding" means to rio__async_pending (close, set_view).  Whether
+ * outstanding" means to rio__async_pending (close, set_view).  In poll
+ * mode a request freed early is an orphan: MPICH will never poll it, yet
+ * its request object lives until MPI_Grequest_complete, so the job keeps
+ * the request's reference and, once it has run, waits on the done list
+ * until a thread that may call MPI completes it (the next submission, a
+ * poll or wait hook, a close, MPI_Finalize: complete_orphans).  Whether
  * jobs still run is counted apart (jobs_running, writes_running), since a
  * request freed early leaves the list while its job runs on.  Close waits
  * for the file's jobs to run (rio__async_drain) and then detaches those the
@@ -101,6 +106,7 @@ struct rio_job {
     enum state state;
     int cancelled;
     int completed;            /* MPI_Grequest_complete called or being called */
+    int orphan;               /* poll mode: the request was freed before completion */
     int refs;                 /* the pool's and the request's */
     int err;                  /* internal code of the job */
     int code;                 /* its MPI code, made before completion */
@@ -135,11 +141,13 @@ static int self_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
 
 /* progress mode: Open MPI's registration of a progress function, and the
- * jobs that have run and wait for it to complete their requests */
+ * jobs that have run and wait for it to complete their requests (in poll
+ * mode: the orphans that have run) */
 typedef int (*progress_fn)(void);
 static int (*progress_register)(progress_fn), (*progress_unregister)(progress_fn);
 static struct rio_job *done_head;
 static int done_count; /* atomic: the list's length, read without the lock */
+static int requests_open; /* generalized requests started and not yet completed */
 static int progress(void);
 
 /* ---- mode -------------------------------------------------------------- */
@@ -236,6 +244,24 @@ static void make_code(struct rio_job *j)
     pthread_mutex_unlock(&lock);
 }
 
+/* Put a job that has run on the done list, for progress() to complete its
+ * request.  With lock held. */
+static void done_push(struct rio_job *j)
+{
+    j->completed = 1;
+    j->qnext = done_head;
+    done_head = j;
+    __atomic_add_fetch(&done_count, 1, __ATOMIC_RELEASE);
+}
+
+/* MPI_Grequest_complete, counted.  MPI is called; the lock is not held. */
+static void complete_req(struct rio_job *j)
+{
+    make_code(j);
+    __atomic_sub_fetch(&requests_open, 1, __ATOMIC_RELAXED);
+    MPI_Grequest_complete(j->req);
+}
+
 /* Run one job on an I/O thread and settle it. */
 static void job_run(struct rio_job *j)
 {
@@ -262,21 +288,13 @@ static void job_run(struct rio_job *j)
     int complete_here = mode == RIO_ASYNC_THREAD && j->req != MPI_REQUEST_NULL;
     if (complete_here)
         j->completed = 1;
-    if (mode == RIO_ASYNC_PROGRESS) {
-        /* the request's reference keeps the job until it is completed */
-        j->completed = 1;
-        j->qnext = done_head;
-        done_head = j;
-        __atomic_add_fetch(&done_count, 1, __ATOMIC_RELEASE);
-    }
+    if (mode == RIO_ASYNC_PROGRESS || j->orphan)
+        done_push(j); /* the request's reference keeps the job until then */
     pthread_cond_broadcast(&done_cv);
     pthread_mutex_unlock(&lock);
-    if (complete_here) {
-        /* the request's free function may run inside (Open MPI, after an
-         * MPI_Request_free): it takes the lock, so it is not held */
-        make_code(j);
-        MPI_Grequest_complete(j->req);
-    }
+    if (complete_here) /* the request's free function may run inside (Open
+                          MPI, after an MPI_Request_free): it takes the lock */
+        complete_req(j);
     pthread_mutex_lock(&lock);
     j->state = SETTLED;
     if (j->fh) {
@@ -331,7 +349,8 @@ static void *worker(void *unused)
 
 /* progress mode: called by Open MPI's progress engine in a thread that is
  * inside an MPI call; completes the requests of the jobs that have run.
- * Returns how many (Open MPI's convention: events handled). */
+ * Poll mode: completes the orphans' requests (complete_orphans).  Returns
+ * how many (Open MPI's convention: events handled). */
 static int progress(void)
 {
     if (!__atomic_load_n(&done_count, __ATOMIC_ACQUIRE))
@@ -345,11 +364,30 @@ static int progress(void)
     while (list) {
         struct rio_job *j = list;
         list = j->qnext;
-        make_code(j);
-        MPI_Grequest_complete(j->req);
+        int orphan = j->orphan; /* read before: completing may free the job */
+        complete_req(j);
+        if (orphan) { /* its free function ran at MPI_Request_free */
+            pthread_mutex_lock(&lock);
+            job_unref(j);
+            pthread_mutex_unlock(&lock);
+        }
         n++;
     }
     return n;
+}
+
+/* Poll mode: complete the requests the user freed before they completed,
+ * whose jobs have run.  In a thread that may call MPI. */
+static void complete_orphans(void)
+{
+    if (mode == RIO_ASYNC_POLL)
+        progress();
+}
+
+int rio__async_requests_open(void)
+{
+    complete_orphans();
+    return __atomic_load_n(&requests_open, __ATOMIC_RELAXED);
 }
 
 /* End a lane: its thread runs what is queued, then stops and is joined;
@@ -397,10 +435,9 @@ static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     (void)extra;
     (void)keyval;
     pool_stop(0);
-    if (mode == RIO_ASYNC_PROGRESS) {
-        progress(); /* jobs run to the end: their requests complete */
+    progress(); /* jobs run to the end: their requests complete */
+    if (mode == RIO_ASYNC_PROGRESS)
         progress_unregister(progress);
-    }
     return MPI_SUCCESS;
 }
 
@@ -459,7 +496,18 @@ static int greq_free(void *extra)
     struct rio_job *j = extra;
     pthread_mutex_lock(&lock);
     file_unlink(j);
-    job_unref(j);
+    if (j->orphan) {
+        /* called again as the orphan completes: progress() drops the
+         * request's reference after it */
+    } else if (mode == RIO_ASYNC_POLL && !j->completed) {
+        /* MPICH frees early: the request still waits for its completion
+         * (the job keeps the request's reference until then) */
+        j->orphan = 1;
+        if (j->state >= DONE)
+            done_push(j);
+    } else {
+        job_unref(j);
+    }
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
 }
@@ -486,10 +534,9 @@ static void complete_if_done(struct rio_job *j)
     if (now)
         j->completed = 1;
     pthread_mutex_unlock(&lock);
-    if (now) {
-        make_code(j);
-        MPI_Grequest_complete(j->req);
-    }
+    if (now)
+        complete_req(j);
+    complete_orphans();
 }
 
 /* Called by MPICH inside MPI_Test, MPI_Wait and their kin. */
@@ -562,6 +609,7 @@ static struct rio_job *job_new(rio_file *fh, const char *op, int write, void (*r
         rio__err_detail("the MPI library refused a generalized request");
         return NULL;
     }
+    __atomic_add_fetch(&requests_open, 1, __ATOMIC_RELAXED);
     *request = j->req;
     return j;
 }
@@ -592,8 +640,8 @@ static void job_fail(struct rio_job *j, int err)
     j->arg = NULL;
     j->state = SETTLED;
     j->refs = 1;
-    make_code(j);
-    MPI_Grequest_complete(j->req);
+    j->completed = 1;
+    complete_req(j);
 }
 
 int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *, MPI_Offset *),
@@ -601,6 +649,7 @@ int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *
 {
     if (rio__async_mode() == RIO_ASYNC_NONE)
         return RIO_E_ARG; /* the caller asked rio__async_mode first */
+    complete_orphans();
     struct rio_job *j = job_new(fh, op, write, release, arg, request);
     if (!j)
         return RIO_E_NOMEM;
@@ -767,6 +816,7 @@ int rio__async_pending(rio_file *fh)
 int rio__async_detach(rio_file *fh)
 {
     rio__async_drain(fh, 0);
+    complete_orphans();
     if (fh->lane) {
         lane_end(fh->lane);
         fh->lane = NULL;

@@ -198,6 +198,11 @@ int rio__async_pending(rio_file *fh);
  *  communicator freed), else local. */
 int rio__async_detach(rio_file *fh);
 
+/** Generalized requests resonio started and has not completed yet, after
+ *  completing those the user freed early whose jobs have run (poll mode).
+ *  Local; for tests. */
+int rio__async_requests_open(void);
+
 /** Can collective calls on fh run in the background (thread mode: a
  *  thread of the file's own may call MPI)?  Local. */
 int rio__async_coll_ok(void);

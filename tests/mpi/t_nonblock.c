@@ -25,7 +25,10 @@
  *   shared     two iwrite_shared per rank: every block whole, each rank's
  *              two in issue order
  *   requests   MPI_Testany over several, MPI_Request_free then sync, the
- *              status counts, MPI_Cancel of a queued job
+ *              status counts, MPI_Cancel of a queued job; a request freed
+ *              early is still completed (MPICH frees it at once but keeps
+ *              its request object until MPI_Grequest_complete): resonio's
+ *              count of open generalized requests returns to 0
  *   error      a failing write reaches MPI_Wait's return and the status,
  *              with the class of the storage error, without calling the
  *              file's error handler
@@ -52,6 +55,9 @@
  */
 #include "rtest.h"
 #include "resonio.h"
+#include "file/file_int.h" /* rio__async_requests_open */
+
+#include <unistd.h>
 
 #define REG 65536
 #define DELAY "req=300000" /* 0.3 s per storage request */
@@ -282,6 +288,15 @@ static void t_requests(void)
     CHECK(fr == MPI_REQUEST_NULL, "requests: MPI_Request_free left the handle set");
     RT_OK(rio_file_sync(fh));
     check_region(path, off + N * PIECE, PIECE, "requests: freed request's write after sync");
+    /* its request is completed all the same, by resonio (MPICH's poll
+     * path: the next resonio call) or in MPI's progress (Open MPI) */
+    int open = -1;
+    for (int i = 0; i < 2000 && (open = rio__async_requests_open()) != 0; i++) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+        usleep(1000);
+    }
+    CHECK(open == 0, "requests: %d generalized requests never completed after a free", open);
 
     /* cancel: the last of several slow writes is still queued when
      * cancelled (the I/O threads are busy with the others) */
