@@ -126,6 +126,17 @@ out:
     return 0;
 }
 
+static long long connects_made; /* guarded by conns_mu */
+static pthread_mutex_t conns_mu = PTHREAD_MUTEX_INITIALIZER;
+
+long long rio__ceph_connects_made(void)
+{
+    pthread_mutex_lock(&conns_mu);
+    long long n = connects_made;
+    pthread_mutex_unlock(&conns_mu);
+    return n;
+}
+
 int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
                        struct rio_ceph_conn **out)
 {
@@ -149,6 +160,9 @@ int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
             free(m->conf);
             free(m);
         } else {
+            pthread_mutex_lock(&conns_mu);
+            connects_made++;
+            pthread_mutex_unlock(&conns_mu);
             m->refs = 1;
             m->timeout = timeout;
             m->next = c->conns;

@@ -81,15 +81,22 @@ int rio__ceph_timed_out(const struct rio_ceph_conn *conn, int r, const char *doi
 /** One reference less; the last disconnects.  Returns the disconnect's
  *  error. */
 int rio__ceph_conn_put(struct rio_ceph_client *c, struct rio_ceph_conn *conn);
+/** Connections made by this process so far (either library).  For tests. */
+long long rio__ceph_connects_made(void);
 
 #ifdef RIO_HAVE_RADOS
 /** The primary OSD of the n objects prefix.<first + i, digits hex digits>
  *  of pool, asking the monitor of the cluster the hints name through
- *  rados:'s connection (made for the call if no rados: file holds one):
- *  for storage that names its objects so (CephFS: <inode>.<8 digits>).
- *  0 or -errno. */
-int rio__rados_osds(const struct rio_hints *hints, const char *pool, const char *prefix,
-                    int digits, long long first, int n, int *out);
+ *  rados:'s connection to it: for storage that names its objects so
+ *  (CephFS: <inode>.<8 digits>).  *conn is the caller's hold on that
+ *  connection: taken by the first call (NULL before), kept for the next
+ *  ones (a connection costs milliseconds: the monitor's handshake), and
+ *  given back with rio__rados_osds_done.  0 or -errno. */
+int rio__rados_osds(struct rio_ceph_conn **conn, const struct rio_hints *hints, const char *pool,
+                    const char *prefix, int digits, long long first, int n, int *out);
+/** Give back the hold of rio__rados_osds (nothing when *conn is NULL);
+ *  *conn becomes NULL.  0 or -errno. */
+int rio__rados_osds_done(struct rio_ceph_conn **conn);
 #endif
 
 #ifdef RIO_HAVE_RADOS

@@ -1002,16 +1002,20 @@ static int r_servers(struct rio_store *st, long long first, int n, int *out)
 }
 
 /* Contract in ceph_common.h. */
-int rio__rados_osds(const struct rio_hints *hints, const char *pool, const char *prefix,
-                    int digits, long long first, int n, int *out)
+int rio__rados_osds(struct rio_ceph_conn **conn, const struct rio_hints *hints, const char *pool,
+                    const char *prefix, int digits, long long first, int n, int *out)
 {
-    struct rio_ceph_conn *conn;
-    int rc = rio__ceph_conn_get(&client, hints, &conn);
+    int rc = *conn ? 0 : rio__ceph_conn_get(&client, hints, conn);
     if (rc)
         return rc;
-    rc = osds_of(conn->handle, pool, prefix, digits, first, n, out);
-    int prc = rio__ceph_conn_put(&client, conn);
-    return rc ? rc : prc;
+    return osds_of((*conn)->handle, pool, prefix, digits, first, n, out);
+}
+
+int rio__rados_osds_done(struct rio_ceph_conn **conn)
+{
+    int rc = *conn ? rio__ceph_conn_put(&client, *conn) : 0;
+    *conn = NULL;
+    return rc;
 }
 
 /* ---- transfers ------------------------------------------------------------------------ */

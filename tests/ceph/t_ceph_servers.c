@@ -16,7 +16,10 @@
  *              nothing of stripe columns;
  *   data       every byte, read through the mount;
  *   mount      through the ceph-fuse mount (the posix driver, which asks
- *              the monitor through librados) the map is the same;
+ *              the monitor through librados) the map is the same; written
+ *              there in 4 collective calls, each reaching objects the map
+ *              lacks, the file makes one connection to the cluster (rank
+ *              0's, kept until close), not one per call;
  *   fallback   through the mount with a configuration file that does not
  *              exist, no map: the engine plans over stripe columns,
  *              target_server is -1, ntargets the stripe count, and the
@@ -25,6 +28,7 @@
 #include "resonio.h"
 #include "../mpi/rtest.h"
 #include "ceph_test.h"
+#include "store/ceph_common.h" /* rio__ceph_connects_made */
 
 #include <rados/librados.h>
 #include <sys/stat.h>
@@ -172,8 +176,10 @@ static void test_map(int *srv)
 
 /* The file opened through the mount (the posix driver) under
  * target_first, with the configuration conf when not NULL, and every
- * rank's block written collectively; NULL when the open failed. */
-static rio_file *mount_written(const char *conf)
+ * rank's block written again with its bytes, in `calls` collective calls
+ * (call j writes the j-th part of every block); NULL when the open
+ * failed. */
+static rio_file *mount_written(const char *conf, int calls)
 {
     MPI_Info info = rt_info("resonio_strategy", "target_first", "resonio_ceph_conf", conf, NULL);
     rio_file *fh;
@@ -181,19 +187,30 @@ static rio_file *mount_written(const char *conf)
     MPI_Info_free(&info);
     if (!RT_OK(rc))
         return NULL;
-    ceph_write_blocks(fh, PER_RANK);
+    long long part = PER_RANK / calls, base = (long long)rt_rank * PER_RANK;
+    char *buf = malloc((size_t)part);
+    for (int j = 0; buf && j < calls; j++) {
+        MPI_Status st;
+        rt_fill(buf, (size_t)part, rt_rank, base + j * part);
+        RT_OK(rio_file_write_at_all(fh, base + j * part, buf, (int)part, MPI_BYTE, &st));
+    }
+    free(buf);
     return fh;
 }
 
 /* Through the mount: the same map, from the monitor. */
 static void test_mount(const int *want)
 {
-    rio_file *fh = mount_written(NULL);
+    long long before = rio__ceph_connects_made();
+    rio_file *fh = mount_written(NULL, 4);
     if (!fh)
         return;
     int srv[NOBJ];
     RT_OK(rio_file_get_servers(fh, 0, NOBJ, srv));
     RT_OK(rio_file_close(&fh));
+    long long made = rio__ceph_connects_made() - before;
+    CHECK(made == (rt_rank == 0), "4 calls through the mount made %lld connections on rank %d",
+          made, rt_rank);
     for (int i = 0; i < NOBJ; i++)
         CHECK(srv[i] == want[i], "object %d: OSD %d through the mount, %d through cephfs:", i,
               srv[i], want[i]);
@@ -204,7 +221,7 @@ static void test_fallback(void)
 {
     char conf[4200];
     snprintf(conf, sizeof conf, "%s.absent.conf", rt_fname);
-    rio_file *fh = mount_written(conf);
+    rio_file *fh = mount_written(conf, 1);
     if (!fh)
         return;
     struct rio_coll_info ci;
