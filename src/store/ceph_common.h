@@ -95,7 +95,8 @@ long long rio__ceph_connects_made(void);
 int rio__rados_osds(struct rio_ceph_conn **conn, const struct rio_hints *hints, const char *pool,
                     const char *prefix, int digits, long long first, int n, int *out);
 /** Give back the hold of rio__rados_osds (nothing when *conn is NULL);
- *  *conn becomes NULL.  0 or -errno. */
+ *  *conn becomes NULL.  The process keeps one connection per cluster for
+ *  its next files until MPI_Finalize.  0 or -errno. */
 int rio__rados_osds_done(struct rio_ceph_conn **conn);
 #endif
 

@@ -230,9 +230,10 @@ static int ceph_layout_apply(struct pfile *pf, const char *path, const struct ri
 
 /* On CephFS: the primary OSD of each object, from the cluster's monitor
  * through rados:'s connection to the cluster the hints name
- * (resonio_ceph_conf, else CEPH_CONF, else librados's search), made at
- * the first call and kept until close (making one took 6-8 ms here, and
- * a file written in many calls extends the map often).  The objects are
+ * (resonio_ceph_conf, else CEPH_CONF, else librados's search), taken at
+ * the first call and held until close (making one took 6-8 ms here, and
+ * a file written in many calls extends the map often); the process then
+ * keeps it for its next files (rio__rados_osds_done).  The objects are
  * <inode in hex>.<object number, 8 hex digits> in the file's pool; the
  * mount reports both. */
 static int posix_servers(struct rio_store *st, long long first, int n, int *out)

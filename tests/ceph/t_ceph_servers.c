@@ -19,7 +19,8 @@
  *              the monitor through librados) the map is the same; written
  *              there in 4 collective calls, each reaching objects the map
  *              lacks, the file makes one connection to the cluster (rank
- *              0's, kept until close), not one per call;
+ *              0's), not one per call, and a second file through the
+ *              mount none (the process keeps it);
  *   fallback   through the mount with a configuration file that does not
  *              exist, no map: the engine plans over stripe columns,
  *              target_server is -1, ntargets the stripe count, and the
@@ -210,6 +211,12 @@ static void test_mount(const int *want)
     RT_OK(rio_file_close(&fh));
     long long made = rio__ceph_connects_made() - before;
     CHECK(made == (rt_rank == 0), "4 calls through the mount made %lld connections on rank %d",
+          made, rt_rank);
+    fh = mount_written(NULL, 1);
+    if (fh)
+        RT_OK(rio_file_close(&fh));
+    made = rio__ceph_connects_made() - before;
+    CHECK(made == (rt_rank == 0), "a second file through the mount: %lld connections on rank %d",
           made, rt_rank);
     for (int i = 0; i < NOBJ; i++)
         CHECK(srv[i] == want[i], "object %d: OSD %d through the mount, %d through cephfs:", i,
