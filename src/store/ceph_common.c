@@ -147,8 +147,10 @@ int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
         conf = "";
     pthread_mutex_lock(&c->mu);
     if ((rc = lib_load(c)) == 0) {
+        /* shared by the opens of one cluster with the same timeout, so
+         * that each open's waits are bounded by its own value */
         struct rio_ceph_conn *m = c->conns;
-        while (m && strcmp(m->conf, conf))
+        while (m && (strcmp(m->conf, conf) || m->timeout != timeout))
             m = m->next;
         if (m) {
             m->refs++;

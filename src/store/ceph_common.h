@@ -28,7 +28,8 @@ struct rio_ceph_settings {
 enum rio_rados_view { RIO_RADOS_VIEW_AUTO = 0, RIO_RADOS_VIEW_LUA, RIO_RADOS_VIEW_LIST };
 extern const struct rio_settings_owner rio__ceph_settings_owner;
 
-/* One connection to the cluster of a configuration file. */
+/* One connection to the cluster of a configuration file, for the opens
+ * that ask the same timeout. */
 struct rio_ceph_conn {
     struct rio_ceph_conn *next;
     char *conf;   /* "" for the library's own search */
@@ -68,7 +69,8 @@ struct rio_ceph_client {
 };
 
 /** The shared connection of c for the configuration the hints name
- *  (resonio_ceph_conf, else CEPH_CONF, else the library's search), loading
+ *  (resonio_ceph_conf, else CEPH_CONF, else the library's search) and
+ *  their resonio_ceph_timeout, loading
  *  the library and connecting if need be; one more reference.  -ENOSYS when
  *  the library cannot be loaded, the connect's -errno otherwise, with a
  *  detail. */
