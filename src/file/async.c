@@ -147,7 +147,7 @@ typedef int (*progress_fn)(void);
 static int (*progress_register)(progress_fn), (*progress_unregister)(progress_fn);
 static struct rio_job *done_head;
 static int done_count; /* atomic: the list's length, read without the lock */
-static int requests_open; /* generalized requests started and not yet completed */
+static long long requests_open; /* generalized requests started, not yet completed */
 static int progress(void);
 
 /* ---- mode -------------------------------------------------------------- */
@@ -258,7 +258,7 @@ static void done_push(struct rio_job *j)
 static void complete_req(struct rio_job *j)
 {
     make_code(j);
-    __atomic_sub_fetch(&requests_open, 1, __ATOMIC_RELAXED);
+    rio__stat_add(&requests_open, -1);
     MPI_Grequest_complete(j->req);
 }
 
@@ -387,7 +387,7 @@ static void complete_orphans(void)
 int rio__async_requests_open(void)
 {
     complete_orphans();
-    return __atomic_load_n(&requests_open, __ATOMIC_RELAXED);
+    return (int)rio__stat_get(&requests_open);
 }
 
 /* End a lane: its thread runs what is queued, then stops and is joined;
@@ -609,7 +609,7 @@ static struct rio_job *job_new(rio_file *fh, const char *op, int write, void (*r
         rio__err_detail("the MPI library refused a generalized request");
         return NULL;
     }
-    __atomic_add_fetch(&requests_open, 1, __ATOMIC_RELAXED);
+    rio__stat_add(&requests_open, 1);
     *request = j->req;
     return j;
 }

@@ -126,15 +126,11 @@ out:
     return 0;
 }
 
-static long long connects_made; /* guarded by conns_mu */
-static pthread_mutex_t conns_mu = PTHREAD_MUTEX_INITIALIZER;
+static long long connects_made; /* both clients' (rio__stat_add) */
 
 long long rio__ceph_connects_made(void)
 {
-    pthread_mutex_lock(&conns_mu);
-    long long n = connects_made;
-    pthread_mutex_unlock(&conns_mu);
-    return n;
+    return rio__stat_get(&connects_made);
 }
 
 int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
@@ -162,9 +158,7 @@ int rio__ceph_conn_get(struct rio_ceph_client *c, const struct rio_hints *hints,
             free(m->conf);
             free(m);
         } else {
-            pthread_mutex_lock(&conns_mu);
-            connects_made++;
-            pthread_mutex_unlock(&conns_mu);
+            rio__stat_add(&connects_made, 1);
             m->refs = 1;
             m->timeout = timeout;
             m->next = c->conns;
