@@ -56,9 +56,14 @@
  * user never completed, so nothing runs on a freed handle and the free
  * function of a later wait touches only the job.
  *
- * Cancel: a job still queued is marked cancelled; the I/O thread that
- * takes it moves no bytes and completes it (its status says cancelled).
- * A job already running completes normally.
+ * Cancel: a job still queued leaves the queue and is settled at once,
+ * without waiting for an I/O thread to reach it: it moves no bytes, and
+ * its request completes as any job's does in that mode, its status saying
+ * cancelled.  Below MULTIPLE the cancel function (which MPI calls inside
+ * MPI_Cancel) settles it, and the next poll or progress completes it; in
+ * thread mode a short-lived thread of its own settles and completes it,
+ * since MPICH holds its lock while the cancel function runs.  A job
+ * already running completes normally.
  *
  * Errors of a job are kept as resonio's internal code and detail; they
  * become an MPI error code (rio__err_to_mpi, which calls MPI) where MPI
@@ -136,6 +141,7 @@ static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND
 static struct rio_job *qhead, **qtail = &qhead;
 static pthread_t threads[MAX_THREADS];
 static int nthreads, stopping;
+static int completers; /* threads settling cancelled jobs (greq_cancel) */
 static int mode = -1;
 static int self_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
@@ -262,7 +268,8 @@ static void complete_req(struct rio_job *j)
     MPI_Grequest_complete(j->req);
 }
 
-/* Run one job on an I/O thread and settle it. */
+/* Run one job on an I/O thread and settle it (a cancelled one, moving
+ * nothing, in the thread that cancels it). */
 static void job_run(struct rio_job *j)
 {
     MPI_Offset done = 0;
@@ -424,6 +431,8 @@ static void pool_stop(int abandon)
     for (int i = 0; i < n; i++)
         pthread_join(threads[i], NULL);
     pthread_mutex_lock(&lock);
+    while (completers)
+        pthread_cond_wait(&done_cv, &lock);
     stopping = 0;
     pthread_mutex_unlock(&lock);
 }
@@ -512,14 +521,69 @@ static int greq_free(void *extra)
     return MPI_SUCCESS;
 }
 
+/* Thread mode: settle a cancelled job (greq_cancel), then count out. */
+static void *completer(void *arg)
+{
+    job_run(arg);
+    pthread_mutex_lock(&lock);
+    completers--;
+    pthread_cond_broadcast(&done_cv);
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+/* Take j off the pool's queue.  With lock held; j is queued there. */
+static void queue_remove(struct rio_job *j)
+{
+    struct rio_job **p = &qhead;
+    while (*p != j)
+        p = &(*p)->qnext;
+    *p = j->qnext;
+    if (qtail == &j->qnext)
+        qtail = p;
+    j->qnext = NULL;
+}
+
 static int greq_cancel(void *extra, int complete)
 {
     struct rio_job *j = extra;
     (void)complete;
     pthread_mutex_lock(&lock);
     /* a collective job runs even so: the other ranks' jobs wait for it */
-    if (j->state == QUEUED && !j->lane)
+    int now = j->state == QUEUED && !j->lane;
+    if (now) {
         j->cancelled = 1;
+        queue_remove(j);
+        j->state = RUNNING;
+    }
+    pthread_mutex_unlock(&lock);
+    if (!now)
+        return MPI_SUCCESS;
+    /* Settled now, moving nothing, rather than when an I/O thread frees
+     * up.  In thread mode settling completes the request, and MPICH holds
+     * its lock while it runs this function: a thread of its own does it. */
+    if (mode != RIO_ASYNC_THREAD) {
+        job_run(j);
+        return MPI_SUCCESS;
+    }
+    pthread_attr_t attr;
+    pthread_t t;
+    int started = !pthread_attr_init(&attr);
+    pthread_mutex_lock(&lock);
+    if (started) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        started = !pthread_create(&t, &attr, completer, j);
+        pthread_attr_destroy(&attr);
+    }
+    if (started) {
+        completers++;
+    } else { /* back at the queue's head: the next free I/O thread settles it */
+        j->state = QUEUED;
+        j->qnext = qhead;
+        if (!qhead)
+            qtail = &j->qnext;
+        qhead = j;
+    }
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
 }
