@@ -178,21 +178,50 @@ int rio__ceph_timed_out(const struct rio_ceph_conn *conn, int r, const char *doi
     return r;
 }
 
+/* One reference less; the last disconnects.  With c->mu held. */
+static int conn_drop(struct rio_ceph_client *c, struct rio_ceph_conn *m)
+{
+    if (--m->refs)
+        return 0;
+    struct rio_ceph_conn **p = &c->conns;
+    while (*p != m)
+        p = &(*p)->next;
+    *p = m->next;
+    int rc = c->disconnect(m->handle);
+    free(m->conf);
+    free(m);
+    return rc;
+}
+
 int rio__ceph_conn_put(struct rio_ceph_client *c, struct rio_ceph_conn *m)
 {
-    int rc = 0;
     pthread_mutex_lock(&c->mu);
-    if (--m->refs == 0) {
-        struct rio_ceph_conn **p = &c->conns;
-        while (*p != m)
-            p = &(*p)->next;
-        *p = m->next;
-        rc = c->disconnect(m->handle);
-        free(m->conf);
-        free(m);
-    }
+    int rc = conn_drop(c, m);
     pthread_mutex_unlock(&c->mu);
     return rc;
+}
+
+int rio__ceph_conn_keep(struct rio_ceph_client *c, struct rio_ceph_conn *m)
+{
+    pthread_mutex_lock(&c->mu);
+    int kept = !m->kept;
+    m->kept = 1;
+    pthread_mutex_unlock(&c->mu);
+    return kept;
+}
+
+void rio__ceph_conn_unkeep_all(struct rio_ceph_client *c)
+{
+    pthread_mutex_lock(&c->mu);
+    struct rio_ceph_conn *m = c->conns, *next;
+    for (; m; m = next) {
+        next = m->next; /* read first: the drop may free m */
+        if (m->kept) {
+            m->kept = 0;
+            conn_drop(c, m);
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
 }
 
 #endif /* RIO_HAVE_CEPHFS || RIO_HAVE_RADOS */

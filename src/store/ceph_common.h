@@ -36,7 +36,8 @@ struct rio_ceph_conn {
     void *handle; /* the driver's: struct ceph_mount_info *, rados_t */
     int timeout;  /* seconds: the resonio_ceph_timeout of the open that
                    * connected, which bounds every wait of the connection */
-    int refs;
+    int refs;     /* the opens' holds, and the process's when kept */
+    int kept;     /* one reference is the process's (rio__ceph_conn_keep) */
 };
 
 /* A driver's library and its connections.  Define one per driver, static,
@@ -85,6 +86,13 @@ int rio__ceph_timed_out(const struct rio_ceph_conn *conn, int r, const char *doi
 int rio__ceph_conn_put(struct rio_ceph_client *c, struct rio_ceph_conn *conn);
 /** Connections made by this process so far (either library).  For tests. */
 long long rio__ceph_connects_made(void);
+/** Make a hold on conn the process's own, kept past the last close until
+ *  rio__ceph_conn_unkeep_all: 1 when it did, 0 when the process already
+ *  holds conn (the caller then gives its hold back with conn_put). */
+int rio__ceph_conn_keep(struct rio_ceph_client *c, struct rio_ceph_conn *conn);
+/** Give back the process's holds on c's connections (those that nothing
+ *  else holds disconnect). */
+void rio__ceph_conn_unkeep_all(struct rio_ceph_client *c);
 
 #ifdef RIO_HAVE_RADOS
 /** The primary OSD of the n objects prefix.<first + i, digits hex digits>

@@ -1011,32 +1011,25 @@ int rio__rados_osds(struct rio_ceph_conn **conn, const struct rio_hints *hints, 
     return osds_of((*conn)->handle, pool, prefix, digits, first, n, out);
 }
 
-/* The map's connections outlive the file that made them: one per cluster
- * is kept for the process's next files and given back at MPI_Finalize
- * (an MPI_COMM_SELF attribute).  A new connection costs 6-8 ms and its
- * end 1.5 ms here, and the bench's files (one per phase) paid both in
- * each timed phase; the exception to ceph_common.c's rule (dropped at the
- * last close) costs the cluster one idle librados session per process. */
-#define KEPT_MAX 4
-static struct rio_ceph_conn *kept[KEPT_MAX];
-static int nkept, kept_keyval = MPI_KEYVAL_INVALID;
-static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
+/* The map's connections outlive the file that made them: each is kept
+ * (the connection table marks it, ceph_common.c) for the process's next
+ * files and given back at MPI_Finalize (an MPI_COMM_SELF attribute).  A
+ * new connection costs 6-8 ms and its end 1.5 ms here, and the bench's
+ * files (one per phase) paid both in each timed phase; the exception to
+ * ceph_common.c's rule (dropped at the last close) costs the cluster one
+ * idle librados session per process. */
+static int kept_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
 
 static int kept_release(MPI_Comm comm, int keyval, void *val, void *extra)
 {
     (void)comm, (void)keyval, (void)val, (void)extra;
-    struct rio_ceph_conn *k[KEPT_MAX];
-    pthread_mutex_lock(&kept_mu);
-    int n = nkept;
-    memcpy(k, kept, sizeof k);
-    nkept = 0;
-    pthread_mutex_unlock(&kept_mu);
-    for (int i = 0; i < n; i++)
-        rio__ceph_conn_put(&client, k[i]);
+    rio__ceph_conn_unkeep_all(&client);
     return MPI_SUCCESS;
 }
 
+/* The finalize hook; kept_keyval stays invalid when it cannot be set,
+ * and then nothing is kept. */
 static void kept_setup(void)
 {
     int kv = MPI_KEYVAL_INVALID;
@@ -1046,25 +1039,16 @@ static void kept_setup(void)
         MPI_Comm_free_keyval(&kv);
         return;
     }
-    pthread_mutex_lock(&kept_mu);
     kept_keyval = kv;
-    pthread_mutex_unlock(&kept_mu);
 }
 
 int rio__rados_osds_done(struct rio_ceph_conn **conn)
 {
     if (!*conn)
         return 0;
-    pthread_once(&kept_once, kept_setup);
-    int keep = 0, have = 0;
-    pthread_mutex_lock(&kept_mu);
-    for (int i = 0; i < nkept; i++)
-        have |= kept[i] == *conn;
-    if (!have && nkept < KEPT_MAX && kept_keyval != MPI_KEYVAL_INVALID) {
-        kept[nkept++] = *conn; /* the file's hold becomes the process's */
-        keep = 1;
-    }
-    pthread_mutex_unlock(&kept_mu);
+    pthread_once(&kept_once, kept_setup); /* kept_keyval is final after it */
+    /* the file's hold becomes the process's, unless it has one already */
+    int keep = kept_keyval != MPI_KEYVAL_INVALID && rio__ceph_conn_keep(&client, *conn);
     int rc = keep ? 0 : rio__ceph_conn_put(&client, *conn);
     *conn = NULL;
     return rc;
