@@ -37,7 +37,14 @@
  * separate files, which share no lock, 1.8-2.6 ms in 8 MiB calls but for
  * one try of 30 (26 ms); tmpfs showed no difference.
  *
- * Locks are fcntl(F_SETLKW) record locks, retried on EINTR.
+ * Locks are fcntl record locks of the open file description
+ * (F_OFD_SETLKW), retried on EINTR: they belong to this open of the
+ * file, not to the process, so two handles of one process exclude each
+ * other (a sieved write on an I/O thread and one by the program through
+ * another handle each held the classic, per-process lock at once, and one
+ * write-back undid the other's bytes), and closing another descriptor of
+ * the file releases nothing.  Where the kernel has no such locks (EINVAL)
+ * the classic per-process ones (F_SETLKW) serve, from then on.
  *
  * On CephFS (ceph-fuse, or the kernel client where there is one) a file is
  * striped over objects, and its layout is in the virtual extended
@@ -815,8 +822,20 @@ static int posix_lockop(struct rio_store *st, short type, MPI_Offset off, MPI_Of
     fl.l_whence = SEEK_SET;
     fl.l_start = off;
     fl.l_len = len; /* 0: to the end of the file and beyond, as fcntl has it */
+    int fd = pf_of(st)->fd;
+#ifdef F_OFD_SETLKW
+    static int no_ofd; /* the kernel said EINVAL once */
+    if (!__atomic_load_n(&no_ofd, __ATOMIC_RELAXED)) {
+        do
+            r = fcntl(fd, F_OFD_SETLKW, &fl); /* l_pid 0, as it must be */
+        while (r < 0 && errno == EINTR);
+        if (!(r < 0 && errno == EINVAL))
+            return r < 0 ? -errno : 0;
+        __atomic_store_n(&no_ofd, 1, __ATOMIC_RELAXED);
+    }
+#endif
     do
-        r = fcntl(pf_of(st)->fd, F_SETLKW, &fl);
+        r = fcntl(fd, F_SETLKW, &fl);
     while (r < 0 && errno == EINTR);
     return r < 0 ? -errno : 0;
 }

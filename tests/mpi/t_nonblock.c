@@ -29,6 +29,8 @@
  *              early is still completed (MPICH frees it at once but keeps
  *              its request object until MPI_Grequest_complete): resonio's
  *              count of open generalized requests returns to 0
+ *   sieve2     two handles of one file sieve their writes into each
+ *              other's holes, one in the background: no byte is lost
  *   error      a failing write reaches MPI_Wait's return and the status,
  *              with the class of the storage error, without calling the
  *              file's error handler
@@ -355,6 +357,54 @@ static void t_requests(void)
     free(buf);
 }
 
+/* Two handles of one file, both sieving their writes (romio_ds_write=
+ * enable): each rank writes the even 8-byte blocks of its region in the
+ * background through one and the odd blocks at once through the other.
+ * Each sieved window is read, filled and written back under its lock;
+ * with per-process locks the I/O thread's window and the program's held
+ * "the" lock together and one write-back undid the other's blocks. */
+static void t_sieve_handles(void)
+{
+    enum { S = 16 << 20 }; /* bytes each handle writes */
+    char path[512];
+    rt_path(path, sizeof path, "sieve2");
+    rio_file *h[2];
+    h[0] = open_new("", path, "romio_ds_write", "enable");
+    MPI_Info info = rt_info("romio_ds_write", "enable", NULL);
+    RT_OK(rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &h[1]));
+    MPI_Info_free(&info);
+    MPI_Datatype blk;
+    RT_OK(MPI_Type_create_resized(MPI_DOUBLE, 0, 16, &blk));
+    RT_OK(MPI_Type_commit(&blk));
+    long long base = 2LL * S * rt_rank;
+    char *data[2];
+    for (int k = 0; k < 2; k++) {
+        data[k] = malloc(S);
+        memset(data[k], (k ? 'a' : 'A') + rt_rank, S);
+        RT_OK(rio_file_set_view(h[k], base + 8 * k, MPI_BYTE, blk, "native", MPI_INFO_NULL));
+    }
+    MPI_Request req;
+    RT_OK(rio_file_iwrite_at(h[0], 0, data[0], S, MPI_BYTE, &req));
+    RT_OK(rio_file_write_at(h[1], 0, data[1], S, MPI_BYTE, MPI_STATUS_IGNORE));
+    RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int k = 0; k < 2; k++) {
+        RT_OK(rio_file_close(&h[k]));
+        free(data[k]);
+    }
+    MPI_Type_free(&blk);
+    unsigned char *f = malloc(2 * S);
+    long long got = rt_pread(path, f, 2 * S, base), wrong[2] = {0, 0};
+    for (long long i = 0; i < got; i++) {
+        int k = (int)(i / 8 % 2);
+        wrong[k] += f[i] != (unsigned char)((k ? 'a' : 'A') + rt_rank);
+    }
+    CHECK(got == 2 * S, "sieve2: %lld of %d bytes in the file", got, 2 * S);
+    CHECK(!wrong[0] && !wrong[1],
+          "sieve2: %lld bytes of the background write and %lld of the blocking one lost",
+          wrong[0], wrong[1]);
+    free(f);
+}
+
 static void t_error(void)
 {
     char path[512];
@@ -615,6 +665,7 @@ int main(int argc, char **argv)
     t_pointer();
     t_shared();
     t_requests();
+    t_sieve_handles();
     t_error();
     t_sync_close();
     t_coll();
