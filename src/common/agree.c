@@ -84,3 +84,63 @@ int rio__agree(MPI_Comm comm, int err)
 {
     return rio__agree_max(comm, err, NULL, 0);
 }
+
+/* ---- the nonblocking form (agree.h) ---------------------------------- */
+
+int rio__agree_nb_start(struct rio_agree_nb *s, MPI_Comm comm, int err, const char *detail)
+{
+    memset(s, 0, sizeof *s);
+    s->comm = comm;
+    s->err = err;
+    MPI_Comm_rank(comm, &s->rank);
+    MPI_Comm_size(comm, &s->nprocs);
+    int mine = !err ? 2 * s->nprocs : err == RIO_E_REMOTE ? s->nprocs + s->rank : s->rank;
+    s->in = -(MPI_Offset)mine;
+    if (err)
+        snprintf(s->a.detail, sizeof s->a.detail, "%s", detail ? detail : "");
+    s->stage = 1;
+    if (MPI_Iallreduce(&s->in, &s->out, 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, comm, &s->req) !=
+        MPI_SUCCESS) {
+        s->stage = 0;
+        rio__err_detail("the MPI library refused a nonblocking allreduce");
+        return RIO_E_NOMEM;
+    }
+    return 0;
+}
+
+int rio__agree_nb_test(struct rio_agree_nb *s, int block, int *err, char *detail, size_t len)
+{
+    while (s->stage == 1 || s->stage == 2) {
+        int flag = 0;
+        if (block)
+            flag = MPI_Wait(&s->req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        else
+            MPI_Test(&s->req, &flag, MPI_STATUS_IGNORE);
+        if (!flag)
+            return 0;
+        if (s->stage == 2) {
+            s->stage = 3;
+            break;
+        }
+        int key = (int)-s->out;
+        if (key == 2 * s->nprocs) { /* nobody failed */
+            s->a.err = 0;
+            s->a.detail[0] = '\0';
+            s->stage = 3;
+            break;
+        }
+        s->first = key % s->nprocs;
+        if (s->rank == s->first)
+            s->a.err = s->err;
+        s->stage = 2;
+        MPI_Ibcast(&s->a, (int)sizeof s->a, MPI_BYTE, s->first, s->comm, &s->req);
+    }
+    *err = s->a.err;
+    if (!s->a.err || s->rank == s->first)
+        snprintf(detail, len, "%s", s->a.err ? s->a.detail : "");
+    else if (s->a.detail[0])
+        snprintf(detail, len, "on rank %d: %s", s->first, s->a.detail);
+    else
+        snprintf(detail, len, "on rank %d", s->first);
+    return 1;
+}
