@@ -110,7 +110,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     /* the clock is read (21 ns a read here) only where the selector
      * measures the call and itself */
     double t_start = is_auto ? rio__now() : 0;
-    int selected = 0;
+    int selected = 0, keep = 0;
     if (!ctx->sel) /* collective: every rank makes its first call here */
         rio__coll_make_selector(ctx, req->st, req->hints, &c.layout);
 
@@ -156,6 +156,13 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         }
         selected = 1;
         rio__select_charge(ctx->sel, rio__now() - t_sel);
+    }
+    /* writes kept for later: only where the selector has decided (else it
+     * measures this call, writes and all) */
+    if (req->uncapture) {
+        keep = !selected || rio__select_peek(ctx->sel, &ctx->sig) != NULL;
+        if (!keep && (rc = req->uncapture(req->st)) != 0)
+            goto out;
     }
     rio__coll_keep_shape(ctx, &c);
     s = !is_auto ? forced : name == kept.name ? kept.s : rio__coll_strategy_find(name);
@@ -264,6 +271,7 @@ out:
         ctx->call_total = c.total;
     }
     ctx->call_selected = selected;
+    ctx->call_kept = keep;
     ctx->call_alone = s->alone;
     /* what this rank saw of the call; rio__coll_last completes it */
     struct rio_coll_info *L = &ctx->last; /* the per-target counts stay 0 */

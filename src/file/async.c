@@ -112,6 +112,9 @@ struct rio_job {
     int cancelled;
     int completed;            /* MPI_Grequest_complete called or being called */
     int orphan;               /* poll mode: the request was freed before completion */
+    int behind;               /* a collective write's kept writes: settled by the lane's
+                                 agreement once made (lane_agree) */
+    struct rio_job *anext;    /* behind: the lane's jobs awaiting agreement */
     int refs;                 /* the pool's and the request's */
     int err;                  /* internal code of the job */
     int code;                 /* its MPI code, made before completion */
@@ -131,9 +134,17 @@ struct rio_lane {
     pthread_t thread;
     pthread_cond_t cv;        /* work for the lane, or its end */
     struct rio_job *head, **tail;
-    int unsettled;            /* jobs queued or running */
+    int unsettled;            /* jobs queued or running (behind: not yet agreed) */
     int stopping;
     MPI_Comm comm;
+    /* below MULTIPLE: the jobs whose outcome the ranks still have to agree
+     * on, in issue order, the agreement under way (the head's), and how
+     * many of them have still to make their writes */
+    struct rio_job *ahead, **atail;
+    int agreeing, unwritten;
+    struct rio_agree_nb ag;
+    struct rio_lane *bnext; /* on the list of lanes with such jobs */
+    int listed;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -155,6 +166,13 @@ static struct rio_job *done_head;
 static int done_count; /* atomic: the list's length, read without the lock */
 static long long requests_open; /* generalized requests started, not yet completed */
 static int progress(void);
+
+/* below MULTIPLE: the lanes with jobs awaiting agreement, how many such
+ * jobs (read without the lock), and whether a thread is driving them */
+static struct rio_lane *behind_lanes;
+static int behind_pending, driving;
+#define LANE_ALL ((struct rio_job *)-1)
+static void lane_agree(struct rio_lane *l, struct rio_job *until);
 
 /* ---- mode -------------------------------------------------------------- */
 
@@ -276,7 +294,7 @@ static void job_run(struct rio_job *j)
     int err = 0;
     if (!j->cancelled) {
         rio__err_detail_clear();
-        err = j->lane ? j->run_coll(j->arg, j->lane->comm, &done) : j->run(j->arg, &done);
+        err = j->run_coll ? j->run_coll(j->arg, j->lane->comm, &done) : j->run(j->arg, &done);
         if (err)
             rio__strcpy(j->detail, sizeof j->detail, rio__err_detail_peek());
         rio__err_detail_clear();
@@ -291,6 +309,16 @@ static void job_run(struct rio_job *j)
     j->err = err;
     j->done = done;
     j->state = DONE;
+    if (j->behind) { /* its writes are made; the lane's agreement settles it */
+        if (j->fh) {
+            j->fh->jobs_running--;
+            j->fh->writes_running -= j->write;
+        }
+        j->lane->unwritten--;
+        pthread_cond_broadcast(&done_cv);
+        pthread_mutex_unlock(&lock);
+        return;
+    }
     /* an internal job (no request) is collected by rio__async_wait_job */
     int complete_here = mode == RIO_ASYNC_THREAD && j->req != MPI_REQUEST_NULL;
     if (complete_here)
@@ -360,6 +388,16 @@ static void *worker(void *unused)
  * how many (Open MPI's convention: events handled). */
 static int progress(void)
 {
+    if (__atomic_load_n(&behind_pending, __ATOMIC_ACQUIRE)) {
+        struct rio_lane *ls[16];
+        int n = 0;
+        pthread_mutex_lock(&lock);
+        for (struct rio_lane *l = driving ? NULL : behind_lanes; l && n < 16; l = l->bnext)
+            ls[n++] = l;
+        pthread_mutex_unlock(&lock);
+        for (int i = 0; i < n; i++)
+            lane_agree(ls[i], NULL);
+    }
     if (!__atomic_load_n(&done_count, __ATOMIC_ACQUIRE))
         return 0;
     pthread_mutex_lock(&lock);
@@ -387,8 +425,83 @@ static int progress(void)
  * whose jobs have run.  In a thread that may call MPI. */
 static void complete_orphans(void)
 {
-    if (mode == RIO_ASYNC_POLL)
+    if (mode == RIO_ASYNC_POLL || __atomic_load_n(&behind_pending, __ATOMIC_ACQUIRE))
         progress();
+}
+
+/* Below MULTIPLE: the ranks agree on the outcome of l's jobs whose
+ * writes are made, one job at a time in issue order (so every rank's
+ * agreements on the lane's communicator come in the same order), and
+ * each settled job's request is completed.  until NULL: as far as it can
+ * without waiting; a job: until that one is settled; LANE_ALL: until none
+ * is left, waiting for the writes and the other ranks.  In a thread that
+ * may call MPI, the lock not held.  A call inside another's (MPI's
+ * progress runs progress() inside the agreement's MPI_Test) returns. */
+static void lane_agree(struct rio_lane *l, struct rio_job *until)
+{
+    int block = until != NULL;
+    pthread_mutex_lock(&lock);
+    if (driving) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    driving = 1;
+    for (;;) {
+        struct rio_job *j = l->ahead;
+        if (!j || (until != LANE_ALL && until && until->state == SETTLED))
+            break;
+        if (j->state < DONE) { /* its writes are still being made */
+            if (!block)
+                break;
+            pthread_cond_wait(&done_cv, &lock);
+            continue;
+        }
+        int started = l->agreeing;
+        l->agreeing = 1;
+        pthread_mutex_unlock(&lock);
+        int agreed = 0, err = 0;
+        char detail[RIO_ERR_DETAIL_MAX];
+        if (!started && rio__agree_nb_start(&l->ag, l->comm, j->err, j->detail)) {
+            err = RIO_E_NOMEM; /* not agreed: this rank's own */
+            rio__strcpy(detail, sizeof detail, rio__err_detail_peek());
+            agreed = 1;
+        }
+        if (!agreed)
+            agreed = rio__agree_nb_test(&l->ag, block, &err, detail, sizeof detail);
+        pthread_mutex_lock(&lock);
+        if (!agreed)
+            break;
+        l->agreeing = 0;
+        l->ahead = j->anext;
+        if (!l->ahead)
+            l->atail = &l->ahead;
+        __atomic_sub_fetch(&behind_pending, 1, __ATOMIC_RELEASE);
+        j->err = err;
+        rio__strcpy(j->detail, sizeof j->detail, err ? detail : "");
+        j->state = SETTLED;
+        l->unsettled--;
+        pthread_cond_broadcast(&done_cv);
+        int complete = j->req != MPI_REQUEST_NULL && !j->completed, orphan = j->orphan;
+        if (complete)
+            j->completed = 1;
+        pthread_mutex_unlock(&lock);
+        if (complete) /* the free function may run inside: it takes the lock */
+            complete_req(j);
+        pthread_mutex_lock(&lock);
+        if (orphan) /* freed early (MPICH): the request's reference (the pool's
+                       remains, so this frees nothing) */
+            j->refs--;
+        job_unref(j); /* the pool's */
+    }
+    if (!l->ahead && l->listed) { /* off the list of lanes to drive */
+        struct rio_lane **p = &behind_lanes;
+        while (*p != l)
+            p = &(*p)->bnext;
+        *p = l->bnext;
+        l->listed = 0;
+    }
+    driving = 0;
+    pthread_mutex_unlock(&lock);
 }
 
 int rio__async_requests_open(void)
@@ -401,6 +514,7 @@ int rio__async_requests_open(void)
  * its communicator is freed (collective: every rank's close). */
 static void lane_end(struct rio_lane *l)
 {
+    lane_agree(l, LANE_ALL); /* collective: every rank's close */
     pthread_mutex_lock(&lock);
     l->stopping = 1;
     pthread_cond_signal(&l->cv);
@@ -512,7 +626,7 @@ static int greq_free(void *extra)
         /* MPICH frees early: the request still waits for its completion
          * (the job keeps the request's reference until then) */
         j->orphan = 1;
-        if (j->state >= DONE)
+        if (j->state >= DONE && !j->behind) /* a behind job's agreement completes it */
             done_push(j);
     } else {
         job_unref(j);
@@ -607,7 +721,11 @@ static void complete_if_done(struct rio_job *j)
 static int greq_poll(void *extra, MPI_Status *status)
 {
     (void)status;
-    complete_if_done(extra);
+    struct rio_job *j = extra;
+    if (j->behind)
+        lane_agree(j->lane, NULL);
+    else
+        complete_if_done(j);
     return MPI_SUCCESS;
 }
 
@@ -621,6 +739,10 @@ static int greq_wait(int count, void **states, double timeout, MPI_Status *statu
     (void)status;
     for (int i = 0; i < count; i++) {
         struct rio_job *j = states[i];
+        if (j->behind) { /* its writes, then the agreements up to it */
+            lane_agree(j->lane, j);
+            continue;
+        }
         pthread_mutex_lock(&lock);
         while (j->state < DONE)
             pthread_cond_wait(&done_cv, &lock);
@@ -758,6 +880,7 @@ static int lane_get(rio_file *fh, struct rio_lane **out)
             err = RIO_E_NOMEM;
         } else {
             l->tail = &l->head;
+            l->atail = &l->ahead;
             l->comm = comm;
             pthread_cond_init(&l->cv, NULL);
             if (comm == MPI_COMM_NULL || pthread_create(&l->thread, NULL, lane_main, l)) {
@@ -837,6 +960,8 @@ int rio__async_submit_coll(rio_file *fh, const char *op, int write,
 
 int rio__async_wait_job(struct rio_job *j, MPI_Offset *done)
 {
+    if (j->behind)
+        lane_agree(j->lane, j);
     pthread_mutex_lock(&lock);
     while (j->state != SETTLED)
         pthread_cond_wait(&done_cv, &lock);
@@ -853,10 +978,77 @@ void rio__async_lane_drain(rio_file *fh)
 {
     if (!fh->lane)
         return;
+    lane_agree(fh->lane, LANE_ALL);
     pthread_mutex_lock(&lock);
     while (fh->lane->unsettled)
         pthread_cond_wait(&done_cv, &lock);
     pthread_mutex_unlock(&lock);
+}
+
+void rio__async_lane_wait_writes(rio_file *fh)
+{
+    if (!fh->lane)
+        return;
+    pthread_mutex_lock(&lock);
+    while (fh->lane->unwritten)
+        pthread_cond_wait(&done_cv, &lock);
+    pthread_mutex_unlock(&lock);
+}
+
+int rio__async_behind_ok(void)
+{
+    int m = rio__async_mode();
+    return m == RIO_ASYNC_POLL || m == RIO_ASYNC_PROGRESS;
+}
+
+int rio__async_submit_behind(rio_file *fh, const char *op, int (*run)(void *, MPI_Offset *),
+                             void (*release)(void *), void *arg, MPI_Request *request,
+                             struct rio_job **internal)
+{
+    complete_orphans(); /* every resonio call moves the lanes on */
+    struct rio_lane *l;
+    int err = lane_get(fh, &l);
+    struct rio_job *j = err ? NULL : job_new(fh, op, 1, release, arg, request);
+    if (!j) {
+        /* no lane on any rank (agreed), or no job on this one: the writes
+         * are made here, and this rank agrees at once, in its place */
+        MPI_Offset d = 0;
+        int werr = run(arg, &d);
+        release(arg);
+        if (err) /* the lane's failure is every rank's */
+            return rio__agree(fh->comm, werr ? werr : err);
+        lane_agree(l, LANE_ALL);
+        struct rio_agree_nb s;
+        char detail[RIO_ERR_DETAIL_MAX] = "";
+        int agreed = RIO_E_NOMEM;
+        if (!rio__agree_nb_start(&s, l->comm, RIO_E_NOMEM, rio__err_detail_peek()))
+            rio__agree_nb_test(&s, 1, &agreed, detail, sizeof detail);
+        rio__err_detail("%s", detail);
+        return agreed ? agreed : RIO_E_NOMEM;
+    }
+    j->run = run;
+    j->lane = l;
+    j->behind = 1;
+    pthread_mutex_lock(&lock);
+    job_link(j);
+    l->unsettled++;
+    l->unwritten++;
+    *l->tail = j;
+    l->tail = &j->qnext;
+    *l->atail = j;
+    l->atail = &j->anext;
+    __atomic_add_fetch(&behind_pending, 1, __ATOMIC_RELEASE);
+    if (!l->listed) {
+        l->bnext = behind_lanes;
+        behind_lanes = l;
+        l->listed = 1;
+    }
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&lock);
+    if (internal)
+        *internal = j;
+    rio__stat_add(&fh->stats.nb_queued, 1);
+    return 0;
 }
 
 void rio__async_drain(rio_file *fh, int writes_only)

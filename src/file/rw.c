@@ -297,12 +297,13 @@ out:
  */
 static int coll_core(rio_file *fh, MPI_Comm comm, int err, int write, MPI_Offset pos, void *buf,
                      MPI_Count count, struct rio_dtype *dt, MPI_Offset nbytes,
-                     struct rio_coll_result *res)
+                     struct rio_store *kept, struct rio_coll_result *res)
 {
     struct rio_coll_req r = {
         .comm = comm,
         .err = err,
-        .st = &fh->st,
+        .st = kept ? kept : &fh->st,
+        .uncapture = kept ? rio__capture_through : NULL,
         .hints = &fh->hints,
         .write = write,
         .buf = buf,
@@ -405,14 +406,16 @@ static void count_access(rio_stats *s, int write, MPI_Offset done)
  */
 static int coll_part(rio_file *fh, MPI_Comm comm, const char *op, int err, int write,
                      MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype type,
-                     struct rio_dtype *dt, MPI_Offset nbytes, int *own_err, MPI_Offset *done)
+                     struct rio_dtype *dt, MPI_Offset nbytes, struct rio_store *kept,
+                     int *own_err, MPI_Offset *done)
 {
     int engine = !fh->drep && !fh->atomic && !fh->views_overlap, agreed;
     double t_agree = 0;
     *done = 0;
     if (engine) { /* the engine agrees itself */
         struct rio_coll_result res;
-        agreed = coll_core(fh, comm, err, write, pos, buf, count, dt, err ? 0 : nbytes, &res);
+        agreed = coll_core(fh, comm, err, write, pos, buf, count, dt, err ? 0 : nbytes, kept,
+                           &res);
         if (!err)
             err = res.own_err;
         *done = res.done;
@@ -470,8 +473,8 @@ static int data_access(rio_file *fh, const char *op, int write, int coll, enum w
     }
     int agreed = 0;
     if (coll) {
-        agreed = coll_part(fh, fh->comm, op, err, write, pos, buf, count, type, dt, nbytes, &err,
-                           &done);
+        agreed = coll_part(fh, fh->comm, op, err, write, pos, buf, count, type, dt, nbytes, NULL,
+                           &err, &done);
     } else if (!err && nbytes > 0) {
         struct access a = access_of(fh);
         err = rw_core(&a, write, pos, buf, count, type, dt, nbytes, &done);
@@ -613,7 +616,7 @@ static int bg_coll_run(void *arg, MPI_Comm comm, MPI_Offset *done)
     struct bg_coll *c = arg;
     int own;
     int agreed = coll_part(c->fh, comm, c->op, c->err, c->write, c->pos, c->buf, c->count,
-                           c->type, c->dt, c->nbytes, &own, done);
+                           c->type, c->dt, c->nbytes, NULL, &own, done);
     if (!own)
         count_access(&c->fh->stats, c->write, *done);
     return agreed;
@@ -636,6 +639,79 @@ static void bg_coll_fail(void *arg, int err)
     rio__dtype_put(c->dt);
     c->dt = NULL;
     c->nbytes = 0;
+}
+
+/* Below MULTIPLE: a collective write whose engine ran at issue, and the
+ * writes it kept for the lane (NULL: none kept, made at issue). */
+struct bg_behind {
+    struct rio_capture *kept;
+    MPI_Offset done;
+};
+
+static int behind_run(void *arg, MPI_Offset *done)
+{
+    struct bg_behind *b = arg;
+    *done = b ? b->done : 0;
+    if (!b) {
+        rio__err_detail("no memory to keep the call's outcome");
+        return RIO_E_NOMEM;
+    }
+    return b->kept ? rio__capture_replay(b->kept) : 0;
+}
+
+static void behind_release(void *arg)
+{
+    struct bg_behind *b = arg;
+    if (b)
+        rio__capture_free(b->kept);
+    free(b);
+}
+
+/* The collective write at issue, its storage writes kept (capture.c), then
+ * left to the lane, which makes them while the program computes; the
+ * request completes after the ranks agree on how that went.  Collective. */
+static int behind_coll(rio_file *fh, const char *op, int err, MPI_Offset pos, const void *buf,
+                       MPI_Count count, MPI_Datatype type, struct rio_dtype *dt,
+                       MPI_Offset nbytes, MPI_Request *request, struct rio_job **internal)
+{
+    /* the caller's buffer, which MPI keeps as it is until completion */
+    const char *lo = NULL, *hi = NULL;
+    MPI_Aint tlb = 0, text = 0, lb = 0, ext = 0;
+    if (!err && nbytes > 0 && count > 0 &&
+        MPI_Type_get_true_extent(type, &tlb, &text) == MPI_SUCCESS &&
+        MPI_Type_get_extent(type, &lb, &ext) == MPI_SUCCESS && ext >= 0 && text >= 0) {
+        lo = (const char *)buf + tlb;
+        hi = lo + (MPI_Aint)(count - 1) * ext + text;
+    }
+    struct bg_behind *b = rio__calloc(1, sizeof *b);
+    struct rio_store cap;
+    int keep = b && !rio__capture_begin(fh, &cap, lo, hi), own;
+    MPI_Offset done = 0;
+    int agreed = coll_part(fh, fh->comm, op, err, 1, pos, (void *)buf, count, type, dt, nbytes,
+                           keep ? &cap : NULL, &own, &done);
+    if (!own)
+        count_access(&fh->stats, 1, done);
+    rio__dtype_put(dt);
+    if (b) {
+        b->kept = keep ? rio__capture_end(&cap) : NULL;
+        b->done = done;
+    }
+    if (agreed) {
+        /* failed on some rank, which every rank knows now: returned now,
+         * as the blocking call's error, its kept writes made first (after
+         * the lane's), as the blocking call would have made them */
+        char detail[RIO_ERR_DETAIL_MAX];
+        rio__strcpy(detail, sizeof detail, rio__err_detail_peek());
+        rio__async_lane_wait_writes(fh);
+        if (b && b->kept)
+            (void)rio__capture_replay(b->kept); /* the call's error stands */
+        behind_release(b);
+        rio__err_detail_clear();
+        if (detail[0])
+            rio__err_detail("%s", detail);
+        return agreed;
+    }
+    return rio__async_submit_behind(fh, op, behind_run, behind_release, b, request, internal);
 }
 
 /* Issue a collective nonblocking call, or a split collective's begin
@@ -674,6 +750,8 @@ static int background_coll(rio_file *fh, const char *op, int write, enum where w
     } else if (where == IND) {
         fh->fp_ind = pos + n_etypes;
     }
+    if (!rio__async_coll_ok()) /* below MULTIPLE: coll_in_background said a write */
+        return behind_coll(fh, op, err, pos, buf, count, type, dt, nbytes, request, internal);
     struct bg_coll call = {.fh = fh, .op = op, .err = err, .write = write, .pos = pos,
                            .nbytes = nbytes, .buf = (void *)buf, .count = count, .type = type,
                            .dt = dt};
@@ -709,6 +787,19 @@ static int greq_cancel(void *extra, int complete)
     return MPI_SUCCESS;
 }
 
+/* May a collective call run in the background: on its file's lane
+ * (thread mode), or, below MULTIPLE, a write that leaves its storage
+ * writes to the lane (behind_coll: the engine, which the atomic mode and
+ * overlapping views bypass, runs at issue)? */
+static int coll_in_background(rio_file *fh, int write)
+{
+    if (fh->drep)
+        return 0;
+    if (rio__async_coll_ok())
+        return 1;
+    return write && rio__async_behind_ok() && !fh->atomic && !fh->views_overlap;
+}
+
 static int nonblocking(rio_file *fh, const char *op, int write, int coll, enum where where,
                        MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype type,
                        MPI_Request *request)
@@ -720,7 +811,7 @@ static int nonblocking(rio_file *fh, const char *op, int write, int coll, enum w
     *request = MPI_REQUEST_NULL;
     if (!coll && !rio__file_check(fh) && !fh->drep && rio__async_mode() != RIO_ASYNC_NONE)
         return background(fh, op, write, where, offset, buf, count, type, request);
-    if (coll && !rio__file_check(fh) && !fh->drep && rio__async_coll_ok())
+    if (coll && !rio__file_check(fh) && coll_in_background(fh, write))
         return rio__file_return(
             fh, background_coll(fh, op, write, where, offset, buf, count, type, request, NULL),
             op);
@@ -754,9 +845,17 @@ static int split_begin(rio_file *fh, const char *op, int write, enum where where
         return rio__file_return(fh, err, op);
     memset(&fh->split_status, 0, sizeof fh->split_status);
     fh->split_job = NULL;
-    if (!fh->drep && rio__async_coll_ok()) { /* in the background; the end waits */
+    if (coll_in_background(fh, write)) { /* in the background; the end waits */
         err = background_coll(fh, op, write, where, offset, buf, count, type, NULL,
                               &fh->split_job);
+        if (err && !rio__async_coll_ok()) {
+            /* below MULTIPLE the call's error is known at issue: the begin
+             * returns it and the end again, as on the synchronous path */
+            fh->split_job = NULL;
+            fh->split_active = 1;
+            fh->split_err = rio__file_return(fh, err, op);
+            return fh->split_err;
+        }
         fh->split_active = !err;
         return rio__file_return(fh, err, op);
     }

@@ -49,7 +49,9 @@
  * by MPI_Wait) for even patterns and their split forms (..._begin, then
  * ..._end) for odd ones; with -multiple the program asks for
  * MPI_THREAD_MULTIPLE (and fails without it), where resonio runs them in
- * the background (the file's lane), and the checks are the same.
+ * the background (the file's lane); without it a write's exchange runs at
+ * issue and its storage writes in the background.  The checks are the
+ * same.
  *
  * With -config A (or B, C) only that configuration runs.
  *

@@ -38,12 +38,17 @@
  *   close      close and set_view with a request outstanding are reported;
  *              the I/O ran and the request stays valid for a wait
  *
- * Collective calls run in the background only when MPI_THREAD_MULTIPLE is
- * provided (the file's lane, a thread that calls MPI); otherwise they
- * complete at issue, which the same checks confirm:
+ * Collective calls run wholly in the background when MPI_THREAD_MULTIPLE
+ * is provided (the file's lane, a thread that calls MPI).  Below it, where
+ * the I/O threads run, a collective write runs its exchange at issue and
+ * leaves its storage writes to the lane, and its request completes after
+ * the ranks' agreement; a collective read completes at issue (and
+ * without I/O threads everything does), which the same checks confirm:
  *
  *   coll       iwrite_at_all returns, MPI_Test says not done, the counters
- *              show it queued and not run; a split write's begin returns
+ *              show it queued (and, on the lane, not run); an
+ *              iread_at_all below MULTIPLE is done at issue; a split
+ *              write's begin returns
  *              before its end; several outstanding collective writes of
  *              one region complete in issue order (the last one's bytes
  *              are the file's, every rank); a blocking collective call
@@ -51,8 +56,12 @@
  *              at issue
  *              a request freed before completion still writes, before
  *              the blocking call that follows
+ *   coll progress (Open MPI, below MULTIPLE) a rank blocked in a receive
+ *              whose message the other sends after its wait: Open MPI's
+ *              progress inside the receive makes the agreement
  *   coll error a bad count on rank 0 only: the call is still entered, and
- *              every rank's wait (and split end) returns the error; a full
+ *              every rank's wait (and split end) returns the error (below
+ *              MULTIPLE the call itself, where it is known); a full
  *              storage (the fault: driver) fails every rank's wait
  */
 #include "rtest.h"
@@ -65,7 +74,8 @@
 #define DELAY "req=300000" /* 0.3 s per storage request */
 
 static int background; /* this process's nonblocking calls are queued */
-static int coll_bg;    /* and its collective ones */
+static int coll_bg;    /* and its collective writes */
+static int coll_lane;  /* whole collective calls, reads too, on the file's lane */
 
 /* The last component of path: error texts name the file, but Open MPI's
  * length limit makes resonio shorten a long path from the front. */
@@ -99,18 +109,23 @@ static long long ran(rio_file *fh)
     return s.nb_background;
 }
 
-static rio_file *open_new(const char *prefix, const char *path, const char *key, const char *val)
+/* A new file prefix+path opened with info, which is freed. */
+static rio_file *open_info(const char *prefix, const char *path, MPI_Info info)
 {
     char name[600];
     snprintf(name, sizeof name, "%s%s", prefix, path);
     if (rt_rank == 0)
         unlink(path);
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Info info = rt_info(key, val, NULL);
     rio_file *fh = NULL;
     RT_OK(rio_file_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
     MPI_Info_free(&info);
     return fh;
+}
+
+static rio_file *open_new(const char *prefix, const char *path, const char *key, const char *val)
+{
+    return open_info(prefix, path, rt_info(key, val, NULL));
 }
 
 /* Rank r's region of path must hold pat(r, o) over [off, off + n). */
@@ -505,7 +520,12 @@ static void t_coll(void)
     enum { K = 3 };
     char path[512];
     rt_path(path, sizeof path, "coll");
-    rio_file *fh = open_new("delay:", path, "resonio_delay", DELAY);
+    /* independent named: below MULTIPLE only writes from the caller's
+     * buffer (each rank its own data) are left to the lane; an
+     * aggregator's, and those of the calls auto's selector measures, are
+     * made at issue */
+    rio_file *fh = open_info(
+        "delay:", path, rt_info("resonio_delay", DELAY, "resonio_strategy", "independent", NULL));
     if (!fh)
         return;
     long long off = (long long)rt_rank * REG;
@@ -521,7 +541,10 @@ static void t_coll(void)
     if (coll_bg) {
         CHECK(flag == 0, "coll: MPI_Test right after the issue says done");
         CHECK(queued(fh) == 1, "coll: %lld calls queued, expected 1", queued(fh));
-        CHECK(ran(fh) == 0, "coll: the collective job ran before the caller came back");
+        /* below MULTIPLE a rank with no writes to make (not an aggregator)
+         * runs its job at once; the agreement still waits for the others */
+        if (coll_lane)
+            CHECK(ran(fh) == 0, "coll: the collective job ran before the caller came back");
     } else {
         CHECK(flag == 1, "coll: the synchronous path returned a request not done");
         CHECK(queued(fh) == 0, "coll: %lld calls queued on the synchronous path", queued(fh));
@@ -535,7 +558,8 @@ static void t_coll(void)
     RT_OK(rio_file_write_at_all_begin(fh, off, buf, REG / 2, MPI_BYTE));
     if (coll_bg) {
         CHECK(queued(fh) == q0 + 1, "coll: the split begin was not queued");
-        CHECK(ran(fh) == r0, "coll: the split write ran before its begin returned");
+        if (coll_lane)
+            CHECK(ran(fh) == r0, "coll: the split write ran before its begin returned");
     }
     RT_OK(rio_file_write_at_all_end(fh, buf, &st));
     CHECK_STATUS(&st, MPI_BYTE, REG / 2, REG / 2, "coll: split end status");
@@ -559,6 +583,16 @@ static void t_coll(void)
     RT_OK(MPI_Waitall(K, rs, ss));
     for (int k = 0; k < K; k++)
         CHECK_STATUS(&ss[k], MPI_BYTE, REG, REG, "coll: write %d's status", k);
+
+    /* a collective read: below MULTIPLE it completes at issue */
+    RT_OK(rio_file_iread_at_all(fh, off, back, REG, MPI_BYTE, &req));
+    MPI_Test(&req, &flag, &st);
+    if (!coll_lane)
+        CHECK(flag == 1, "coll: a collective read below MULTIPLE did not complete at issue");
+    if (!flag)
+        RT_OK(MPI_Wait(&req, &st));
+    CHECK_STATUS(&st, MPI_BYTE, REG, REG, "coll: read status");
+    CHECK_PAT(back, REG, rt_rank + 16 * (K - 1), off, "coll: the read of the last write");
 
     /* freed before completion: the write still happens, before the
      * blocking call that follows (which waits for the lane) */
@@ -587,6 +621,43 @@ static void t_coll(void)
     free(buf);
 }
 
+/* Below MULTIPLE under Open MPI: rank 1 waits in a receive for a message
+ * that rank 0 sends only once its collective write has completed; rank 0's
+ * completion needs rank 1's agreement, which Open MPI's progress (inside
+ * the receive) must start.  (Under MPICH this program waits forever, as
+ * under ROMIO: its generalized requests are polled only when waited on.) */
+static void t_coll_progress(void)
+{
+#ifdef OPEN_MPI
+    if (!coll_bg || coll_lane || rt_nprocs < 2)
+        return;
+    char path[512];
+    rt_path(path, sizeof path, "collprog");
+    rio_file *fh = open_info(
+        "delay:", path, rt_info("resonio_delay", DELAY, "resonio_strategy", "independent", NULL));
+    if (!fh)
+        return;
+    unsigned char *buf = malloc(REG);
+    long long off = (long long)rt_rank * REG;
+    rt_fill(buf, REG, rt_rank, off);
+    MPI_Request req;
+    int token = 7;
+    RT_OK(rio_file_iwrite_at_all(fh, off, buf, REG, MPI_BYTE, &req));
+    if (rt_rank == 0) {
+        RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        RT_OK(MPI_Send(&token, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+    } else if (rt_rank == 1) {
+        RT_OK(MPI_Recv(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    } else {
+        RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    RT_OK(rio_file_close(&fh));
+    check_region(path, off, REG, "coll progress");
+    free(buf);
+#endif
+}
+
 static void t_coll_error(void)
 {
     char path[512];
@@ -598,8 +669,10 @@ static void t_coll_error(void)
     rt_fill(buf, sizeof buf, rt_rank, 0);
     int count = rt_rank == 0 ? -1 : (int)sizeof buf;
     MPI_Request req;
+    /* on the lane the error comes at completion; below MULTIPLE it is
+     * known (agreed) at issue and returned there */
     int rc = rio_file_iwrite_at_all(fh, 0, buf, count, MPI_BYTE, &req);
-    if (coll_bg) {
+    if (coll_lane) {
         RT_OK(rc);
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
@@ -607,7 +680,7 @@ static void t_coll_error(void)
     if (rt_rank == 0)
         RT_ERR(rc, MPI_ERR_COUNT, "MPI_File_iwrite_at_all", tail(path));
     rc = rio_file_write_at_all_begin(fh, 0, buf, count, MPI_BYTE);
-    if (coll_bg)
+    if (coll_lane)
         RT_OK(rc);
     int rc2 = rio_file_write_at_all_end(fh, buf, MPI_STATUS_IGNORE);
     CHECK(rc != MPI_SUCCESS || rc2 != MPI_SUCCESS,
@@ -616,7 +689,10 @@ static void t_coll_error(void)
 
     /* the storage full on every rank's writes: every rank's wait says so */
     rt_path(path, sizeof path, "collfull");
-    fh = open_new("fault:", path, "resonio_fault", "op=write,every=1,err=ENOSPC");
+    /* independent named, as in t_coll: the writes fail in the background */
+    fh = open_info("fault:", path,
+                   rt_info("resonio_fault", "op=write,every=1,err=ENOSPC", "resonio_strategy",
+                           "independent", NULL));
     if (!fh)
         return;
     count = (int)sizeof buf;
@@ -657,7 +733,11 @@ int main(int argc, char **argv)
     const char *env = getenv("RESONIO_IO_THREADS");
     if (env && !strcmp(env, "0"))
         background = 0;
-    coll_bg = background && provided == MPI_THREAD_MULTIPLE;
+    /* collective writes: on the file's lane (MULTIPLE), or, below, the
+     * engine at issue and the writes left to the lane; collective reads
+     * only on the lane */
+    coll_bg = background;
+    coll_lane = background && provided == MPI_THREAD_MULTIPLE;
     rt_note("thread level %d, %s", provided,
             background ? "background (the I/O threads)" : "synchronous (done at issue)");
 
@@ -669,6 +749,7 @@ int main(int argc, char **argv)
     t_error();
     t_sync_close();
     t_coll();
+    t_coll_progress();
     t_coll_error();
     return rt_finish();
 }

@@ -1,0 +1,347 @@
+/*
+ * capture.c — a collective write's storage writes, kept to be made later.
+ *
+ * Below MPI_THREAD_MULTIPLE no thread of resonio's may call MPI while the
+ * program computes, so a nonblocking collective write cannot run its
+ * exchange in the background.  It runs the engine at issue instead, the
+ * exchange and the plan and the selector as a blocking call does, against
+ * a store of this file that keeps the writes whose bytes lie in the
+ * caller's buffer (a rank writing its own data, as the independent and
+ * direct strategies do), by reference: MPI forbids the program to touch
+ * that buffer until the request completes.  The file's lane makes them
+ * later, in the order they came, on a thread that calls no MPI
+ * (rio__capture_replay), while the program computes.
+ *
+ * Any other write (an aggregator's round buffer, which the engine reuses)
+ * is made at once, the kept writes first.  Copying it instead was tried:
+ * a copy of 1 GiB into fresh memory cost more than writing it (the first
+ * touch of each page; resonio-bench --suite overlap -thread single, MPICH,
+ * 2 ranks, two_phase: the issue took 1.39 s where the blocking call took
+ * 0.43).  So under an aggregating strategy the call costs what the
+ * blocking one does.
+ *
+ * Any operation that is not a write (a read of a window the engine
+ * fills, a lock, the size) also makes the kept writes first, after the
+ * lane's earlier jobs have made theirs, so the engine sees the file as
+ * the blocking call would; after a lock the call writes through, so its
+ * writes are made under the lock (a sieved window's).  The engine asks
+ * the same while the selector measures strategies on the call
+ * (rio__capture_through), since a time without the writes would mislead
+ * it.
+ *
+ * The store's table is the file's own driver's members, forwarded, except
+ * the writes (kept), the datatype I/O (left out: the engine uses list I/O
+ * instead) and what would open or close (not used).  The engine reads the
+ * table's name for the selector's profiles, so it keeps the driver's.
+ */
+#include "file_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* n file regions, whose bytes are at mem[i] in the caller's buffer. */
+struct kept {
+    struct kept *next;
+    int n;
+    struct rio_region *reg;
+    struct iovec *mem;
+};
+
+struct rio_capture {
+    struct rio_store_ops ops; /* this store's table */
+    rio_file *fh;
+    struct rio_store *inner;  /* &fh->st */
+    struct kept *head, **tail;
+    int through;              /* write through from now on (after a lock) */
+    const char *lo, *hi;      /* the caller's buffer, which stays as it is until the
+                                 request completes (MPI's rule): kept by reference */
+};
+
+static struct rio_capture *cap_of(struct rio_store *st)
+{
+    return st->priv;
+}
+
+/* Make the writes k (a list) through st, in order, and drop them; after
+ * an error the rest are dropped unmade.  0 or the first error. */
+static int make(struct kept *k, struct rio_store *st)
+{
+    int rc = 0;
+    while (k) {
+        struct kept *next = k->next;
+        if (!rc)
+            rc = k->n == 1 ? rio__store_pwrite_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
+                                                    k->reg[0].off)
+                           : rio__store_write_list(st, k->reg, k->mem, k->n);
+        free(k);
+        k = next;
+    }
+    return rc;
+}
+
+/* Make the kept writes now, after the lane's earlier jobs have made
+ * theirs. */
+static int flush(struct rio_capture *c)
+{
+    rio__async_lane_wait_writes(c->fh);
+    struct kept *k = c->head;
+    c->head = NULL;
+    c->tail = &c->head;
+    return make(k, c->inner);
+}
+
+/* Do the n pieces mem[] lie in the caller's buffer? */
+static int in_buffer(const struct rio_capture *c, const struct iovec *mem, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *p = mem[i].iov_base;
+        if (!c->lo || p < c->lo || p > c->hi || mem[i].iov_len > (size_t)(c->hi - p))
+            return 0;
+    }
+    return 1;
+}
+
+/* Keep a write of the n regions file[] whose bytes are mem[]: 1 when
+ * kept, 0 when it is to be made now (its bytes are not all in the
+ * caller's buffer, the call writes through, or no memory), the kept
+ * writes made first; or an error of making them. */
+static int keep(struct rio_capture *c, const struct rio_region *file, const struct iovec *mem,
+                int n)
+{
+    struct kept *k = !c->through && in_buffer(c, mem, n)
+                         ? rio__malloc(sizeof *k + (sizeof *file + sizeof *mem) * (size_t)n)
+                         : NULL;
+    if (!k)
+        return flush(c);
+    *k = (struct kept){.n = n, .reg = (struct rio_region *)(k + 1)};
+    k->mem = (struct iovec *)(k->reg + n);
+    memcpy(k->reg, file, sizeof *file * (size_t)n);
+    memcpy(k->mem, mem, sizeof *mem * (size_t)n);
+    *c->tail = k;
+    c->tail = &k->next;
+    return 1;
+}
+
+/* a vectored write is kept piece by piece: file regions one after another */
+static ssize_t cap_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt, MPI_Offset off)
+{
+    struct rio_capture *c = cap_of(st);
+    struct rio_region r[64];
+    MPI_Offset at = off;
+    int rc = 0;
+    if (iovcnt <= 64) {
+        for (int i = 0; i < iovcnt; i++) {
+            r[i] = (struct rio_region){at, (MPI_Offset)iov[i].iov_len};
+            at += (MPI_Offset)iov[i].iov_len;
+        }
+        rc = keep(c, r, iov, iovcnt);
+    } else {
+        rc = flush(c);
+    }
+    if (rc < 0)
+        return rc;
+    return rc ? (ssize_t)(at - off) : c->inner->ops->pwritev(c->inner, iov, iovcnt, off);
+}
+
+static ssize_t cap_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    struct rio_capture *c = cap_of(st);
+    struct iovec v = {(void *)buf, len};
+    struct rio_region r = {off, (MPI_Offset)len};
+    int rc = len <= (size_t)INT64_MAX ? keep(c, &r, &v, 1) : flush(c);
+    if (rc < 0)
+        return rc;
+    return rc ? (ssize_t)len : c->inner->ops->pwrite(c->inner, buf, len, off);
+}
+
+static int cap_write_list(struct rio_store *st, const struct rio_region *file,
+                          const struct iovec *mem, int n)
+{
+    struct rio_capture *c = cap_of(st);
+    int rc = keep(c, file, mem, n);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    return rio__store_write_list(c->inner, file, mem, n);
+}
+
+/* ---- everything else: the kept writes first, then the file's driver ---- */
+
+#define IN(c) ((c)->inner)
+#define FLUSHED(c)                                                                                 \
+    do {                                                                                           \
+        int frc_ = flush(c);                                                                       \
+        if (frc_)                                                                                  \
+            return frc_;                                                                           \
+    } while (0)
+
+static int cap_get_size(struct rio_store *st, MPI_Offset *size)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->get_size(IN(c), size);
+}
+static int cap_set_size(struct rio_store *st, MPI_Offset size)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->set_size(IN(c), size);
+}
+static int cap_allocate(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->allocate(IN(c), off, len);
+}
+static int cap_sync(struct rio_store *st)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->sync(IN(c));
+}
+static ssize_t cap_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->pread(IN(c), buf, len, off);
+}
+static ssize_t cap_preadv(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                          MPI_Offset off)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->preadv(IN(c), iov, iovcnt, off);
+}
+static int cap_read_list(struct rio_store *st, const struct rio_region *file,
+                         const struct iovec *mem, int n, MPI_Offset *done)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->read_list(IN(c), file, mem, n, done);
+}
+/* A lock guards writes made under it: the rest of the call writes
+ * through, so they are made while it is held. */
+static int cap_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
+{
+    struct rio_capture *c = cap_of(st);
+    c->through = 1;
+    FLUSHED(c);
+    return IN(c)->ops->lock(IN(c), off, len, exclusive);
+}
+static int cap_unlock(struct rio_store *st, MPI_Offset off, MPI_Offset len)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->unlock(IN(c), off, len);
+}
+static int cap_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
+{
+    struct rio_capture *c = cap_of(st);
+    FLUSHED(c);
+    return IN(c)->ops->prefetch(IN(c), reg, n);
+}
+/* what the file is, not its bytes: no writes need making first */
+static int cap_layout(struct rio_store *st, struct rio_layout *out)
+{
+    return IN(cap_of(st))->ops->layout(IN(cap_of(st)), out);
+}
+static int cap_servers(struct rio_store *st, long long first, int n, int *out)
+{
+    return IN(cap_of(st))->ops->servers(IN(cap_of(st)), first, n, out);
+}
+static int cap_is_direct(struct rio_store *st)
+{
+    return IN(cap_of(st))->ops->is_direct(IN(cap_of(st)));
+}
+static unsigned cap_notes(struct rio_store *st)
+{
+    return IN(cap_of(st))->ops->notes(IN(cap_of(st)));
+}
+
+/* Contract in file_int.h. */
+int rio__capture_begin(rio_file *fh, struct rio_store *cap, const void *lo, const void *hi)
+{
+    struct rio_capture *c = rio__calloc(1, sizeof *c);
+    if (!c)
+        return RIO_E_NOMEM;
+    const struct rio_store_ops *in = fh->st.ops;
+    c->lo = lo;
+    c->hi = hi;
+    c->fh = fh;
+    c->inner = &fh->st;
+    c->tail = &c->head;
+    /* the members the driver has, so the layers above choose as for it */
+    c->ops = (struct rio_store_ops){
+        .name = in->name,
+        .version = in->version,
+        .get_size = cap_get_size,
+        .set_size = cap_set_size,
+        .allocate = in->allocate ? cap_allocate : NULL,
+        .sync = cap_sync,
+        .pread = cap_pread,
+        .pwrite = cap_pwrite,
+        .preadv = in->preadv ? cap_preadv : NULL,
+        .pwritev = in->pwritev ? cap_pwritev : NULL,
+        .read_list = in->read_list ? cap_read_list : NULL,
+        .write_list = cap_write_list,
+        .lock = in->lock ? cap_lock : NULL,
+        .unlock = in->unlock ? cap_unlock : NULL,
+        .layout = in->layout ? cap_layout : NULL,
+        .servers = in->servers ? cap_servers : NULL,
+        .is_direct = in->is_direct ? cap_is_direct : NULL,
+        .notes = in->notes ? cap_notes : NULL,
+        .prefetch = in->prefetch ? cap_prefetch : NULL,
+        .settings = in->settings,
+        .caps = in->caps & ~RIO_STORE_CAP_OWN_VIEWS,
+    };
+    memset(cap, 0, sizeof *cap);
+    cap->ops = &c->ops;
+    cap->priv = c;
+    cap->hints = fh->st.hints;
+    cap->stats = NULL; /* the writes count where they are made: the replay */
+    atomic_init(&cap->scratch_busy, 0);
+    cap->fixed = fh->st.fixed;
+    cap->has_fixed = fh->st.has_fixed;
+    return 0;
+}
+
+/* Contract in file_int.h. */
+int rio__capture_through(struct rio_store *cap)
+{
+    struct rio_capture *c = cap_of(cap);
+    c->through = 1;
+    return flush(c);
+}
+
+/* Contract in file_int.h. */
+struct rio_capture *rio__capture_end(struct rio_store *cap)
+{
+    struct rio_capture *c = cap_of(cap);
+    rio__pool_free(cap->scratch);
+    cap->scratch = NULL;
+    cap->ops = NULL;
+    cap->priv = NULL;
+    return c;
+}
+
+/* Contract in file_int.h. */
+int rio__capture_replay(struct rio_capture *c)
+{
+    struct kept *k = c->head;
+    c->head = NULL;
+    c->tail = &c->head;
+    return make(k, c->inner);
+}
+
+/* Contract in file_int.h. */
+void rio__capture_free(struct rio_capture *c)
+{
+    if (!c)
+        return;
+    struct kept *k = c->head;
+    while (k) {
+        struct kept *next = k->next;
+        free(k);
+        k = next;
+    }
+    free(c);
+}
