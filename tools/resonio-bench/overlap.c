@@ -3,11 +3,15 @@
  * call's I/O hides behind the program's computation, for resonio and for
  * the MPI library's own MPI-IO in one run.
  *
- *   resonio-bench --suite overlap [-size S] [-rounds N] [-compute cpu|sleep] [-dir D] [-o O]
+ *   resonio-bench --suite overlap [-size S] [-rounds N] [-compute cpu|sleep]
+ *                 [-thread multiple|single] [-dir D] [-o O]
  *
  * The process asks for MPI_THREAD_MULTIPLE (resonio's collective calls run
- * in the background only there; the MPI library's own MPI-IO gets the same
- * level).  Each rank owns a block of S bytes (default 256m) of one file
+ * wholly in the background only there; the MPI library's own MPI-IO gets
+ * the same level), or with -thread single calls MPI_Init's level
+ * (collective writes then run their exchange at issue and leave their
+ * storage writes to the background; collective reads complete at
+ * issue).  Each rank owns a block of S bytes (default 256m) of one file
  * per implementation.  For each kind of call (iwrite_at, iread_at,
  * iwrite_at_all, iread_at_all, and the split collectives write_at_all_begin/
  * end and read_at_all_begin/end) and each implementation, a round is:
@@ -325,7 +329,7 @@ static int usage_error(const char *msg)
     if (rank == 0)
         fprintf(stderr,
                 "resonio-bench: %s\nusage: resonio-bench --suite overlap [-size S] [-rounds N] "
-                "[-compute cpu|sleep] [-dir D] [-o O]\n",
+                "[-compute cpu|sleep] [-thread multiple|single] [-dir D] [-o O]\n",
                 msg);
     MPI_Finalize();
     return 2;
@@ -333,8 +337,12 @@ static int usage_error(const char *msg)
 
 int bench_overlap_main(int argc, char **argv)
 {
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    /* -thread single asks for no more than MPI_THREAD_SINGLE (MPI_Init) */
+    int want = MPI_THREAD_MULTIPLE, provided = MPI_THREAD_SINGLE;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "-thread") && !strcmp(argv[i + 1], "single"))
+            want = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, want, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     long long size = 256LL << 20;
@@ -364,6 +372,9 @@ int bench_overlap_main(int argc, char **argv)
             dir = v;
         } else if (!strcmp(a, "-o")) {
             out = v;
+        } else if (!strcmp(a, "-thread")) {
+            if (strcmp(v, "single") && strcmp(v, "multiple"))
+                return usage_error("-thread must be single or multiple");
         } else if (!strcmp(a, "-compute")) {
             if (strcmp(v, "cpu") && strcmp(v, "sleep"))
                 return usage_error("-compute must be cpu or sleep");
@@ -439,8 +450,8 @@ int bench_overlap_main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         char name[4400];
-        snprintf(name, sizeof name, "%s/overlap-%s-np%d-%s.md", outdir, mpi, nprocs,
-                 sleeping ? "sleep" : "cpu");
+        snprintf(name, sizeof name, "%s/overlap-%s-np%d-%s%s.md", outdir, mpi, nprocs,
+                 sleeping ? "sleep" : "cpu", provided == MPI_THREAD_MULTIPLE ? "" : "-single");
         FILE *md = fopen(name, "w");
         FILE *to[2] = {stdout, md};
         for (int t = 0; t < 2; t++) {
