@@ -128,6 +128,16 @@ static rio_file *open_new(const char *prefix, const char *path, const char *key,
     return open_info(prefix, path, rt_info(key, val, NULL));
 }
 
+/* A slow file for the collective checks, independent named: below
+ * MULTIPLE only writes from the caller's buffer (each rank its own data)
+ * are left to the lane; an aggregator's, and those of the calls auto's
+ * selector measures, are made at issue. */
+static rio_file *open_coll(const char *path)
+{
+    return open_info(
+        "delay:", path, rt_info("resonio_delay", DELAY, "resonio_strategy", "independent", NULL));
+}
+
 /* Rank r's region of path must hold pat(r, o) over [off, off + n). */
 static void check_region(const char *path, long long off, long long n, const char *what)
 {
@@ -520,12 +530,7 @@ static void t_coll(void)
     enum { K = 3 };
     char path[512];
     rt_path(path, sizeof path, "coll");
-    /* independent named: below MULTIPLE only writes from the caller's
-     * buffer (each rank its own data) are left to the lane; an
-     * aggregator's, and those of the calls auto's selector measures, are
-     * made at issue */
-    rio_file *fh = open_info(
-        "delay:", path, rt_info("resonio_delay", DELAY, "resonio_strategy", "independent", NULL));
+    rio_file *fh = open_coll(path);
     if (!fh)
         return;
     long long off = (long long)rt_rank * REG;
@@ -633,8 +638,7 @@ static void t_coll_progress(void)
         return;
     char path[512];
     rt_path(path, sizeof path, "collprog");
-    rio_file *fh = open_info(
-        "delay:", path, rt_info("resonio_delay", DELAY, "resonio_strategy", "independent", NULL));
+    rio_file *fh = open_coll(path);
     if (!fh)
         return;
     unsigned char *buf = malloc(REG);
