@@ -6,9 +6,10 @@
  * exchange in the background.  It runs the engine at issue instead, the
  * exchange and the plan and the selector as a blocking call does, against
  * a store of this file that keeps the writes whose bytes lie in the
- * caller's buffer (a rank writing its own data, as the independent and
- * direct strategies do), by reference: MPI forbids the program to touch
- * that buffer until the request completes.  The file's lane makes them
+ * caller's buffer (a rank writing its own data straight from it, as the
+ * independent strategy does with a contiguous memory type), by
+ * reference: MPI forbids the program to touch that buffer until the
+ * request completes.  The file's lane makes them
  * later, in the order they came, on a thread that calls no MPI
  * (rio__capture_replay), while the program computes.
  *
