@@ -80,7 +80,11 @@
  * issues a file's collective calls in the same order, so the lanes meet.
  * A lane's job is never cancelled (the other ranks' jobs wait for it).  A
  * split collective's job has no request: its end collects it
- * (rio__async_wait_job).
+ * (rio__async_wait_job).  Below MULTIPLE (poll and progress modes) the
+ * lane calls no MPI: a collective call runs its engine at issue and
+ * leaves the lane only its storage transfers (capture.c); the ranks'
+ * agreement on the outcome is then made by whichever thread that may call
+ * MPI drives the lane (lane_agree).
  *
  * One mutex (lock) guards the queue, the lanes' queues, every job's state
  * and every file's list; done_cv is broadcast whenever a job settles.
@@ -112,7 +116,7 @@ struct rio_job {
     int cancelled;
     int completed;            /* MPI_Grequest_complete called or being called */
     int orphan;               /* poll mode: the request was freed before completion */
-    int behind;               /* a collective write's kept writes: settled by the lane's
+    int behind;               /* a collective call's kept transfers: settled by the lane's
                                  agreement once made (lane_agree) */
     struct rio_job *anext;    /* behind: the lane's jobs awaiting agreement */
     int refs;                 /* the pool's and the request's */
@@ -139,9 +143,9 @@ struct rio_lane {
     MPI_Comm comm;
     /* below MULTIPLE: the jobs whose outcome the ranks still have to agree
      * on, in issue order, the agreement under way (the head's), and how
-     * many of them have still to make their writes */
+     * many of them have still to make their transfers */
     struct rio_job *ahead, **atail;
-    int agreeing, unwritten;
+    int agreeing, unmade;
     struct rio_agree_nb ag;
     struct rio_lane *bnext; /* on the list of lanes with such jobs */
     int listed;
@@ -309,12 +313,12 @@ static void job_run(struct rio_job *j)
     j->err = err;
     j->done = done;
     j->state = DONE;
-    if (j->behind) { /* its writes are made; the lane's agreement settles it */
+    if (j->behind) { /* its transfers are made; the lane's agreement settles it */
         if (j->fh) {
             j->fh->jobs_running--;
             j->fh->writes_running -= j->write;
         }
-        j->lane->unwritten--;
+        j->lane->unmade--;
         pthread_cond_broadcast(&done_cv);
         pthread_mutex_unlock(&lock);
         return;
@@ -430,11 +434,11 @@ static void complete_orphans(void)
 }
 
 /* Below MULTIPLE: the ranks agree on the outcome of l's jobs whose
- * writes are made, one job at a time in issue order (so every rank's
+ * transfers are made, one job at a time in issue order (so every rank's
  * agreements on the lane's communicator come in the same order), and
  * each settled job's request is completed.  until NULL: as far as it can
  * without waiting; a job: until that one is settled; LANE_ALL: until none
- * is left, waiting for the writes and the other ranks.  In a thread that
+ * is left, waiting for the transfers and the other ranks.  In a thread that
  * may call MPI, the lock not held.  A call inside another's (MPI's
  * progress runs progress() inside the agreement's MPI_Test) returns. */
 static void lane_agree(struct rio_lane *l, struct rio_job *until)
@@ -450,7 +454,7 @@ static void lane_agree(struct rio_lane *l, struct rio_job *until)
         struct rio_job *j = l->ahead;
         if (!j || (until != LANE_ALL && until && until->state == SETTLED))
             break;
-        if (j->state < DONE) { /* its writes are still being made */
+        if (j->state < DONE) { /* its transfers are still being made */
             if (!block)
                 break;
             pthread_cond_wait(&done_cv, &lock);
@@ -739,7 +743,7 @@ static int greq_wait(int count, void **states, double timeout, MPI_Status *statu
     (void)status;
     for (int i = 0; i < count; i++) {
         struct rio_job *j = states[i];
-        if (j->behind) { /* its writes, then the agreements up to it */
+        if (j->behind) { /* its transfers, then the agreements up to it */
             lane_agree(j->lane, j);
             continue;
         }
@@ -985,12 +989,12 @@ void rio__async_lane_drain(rio_file *fh)
     pthread_mutex_unlock(&lock);
 }
 
-void rio__async_lane_wait_writes(rio_file *fh)
+void rio__async_lane_wait_transfers(rio_file *fh)
 {
     if (!fh->lane)
         return;
     pthread_mutex_lock(&lock);
-    while (fh->lane->unwritten)
+    while (fh->lane->unmade)
         pthread_cond_wait(&done_cv, &lock);
     pthread_mutex_unlock(&lock);
 }
@@ -1001,16 +1005,16 @@ int rio__async_behind_ok(void)
     return m == RIO_ASYNC_POLL || m == RIO_ASYNC_PROGRESS;
 }
 
-int rio__async_submit_behind(rio_file *fh, const char *op, int (*run)(void *, MPI_Offset *),
-                             void (*release)(void *), void *arg, MPI_Request *request,
-                             struct rio_job **internal)
+int rio__async_submit_behind(rio_file *fh, const char *op, int write,
+                             int (*run)(void *, MPI_Offset *), void (*release)(void *), void *arg,
+                             MPI_Request *request, struct rio_job **internal)
 {
     complete_orphans(); /* every resonio call moves the lanes on */
     struct rio_lane *l;
     int err = lane_get(fh, &l);
-    struct rio_job *j = err ? NULL : job_new(fh, op, 1, release, arg, request);
+    struct rio_job *j = err ? NULL : job_new(fh, op, write, release, arg, request);
     if (!j) {
-        /* no lane on any rank (agreed), or no job on this one: the writes
+        /* no lane on any rank (agreed), or no job on this one: the transfers
          * are made here, and this rank agrees at once, in its place */
         MPI_Offset d = 0;
         int werr = run(arg, &d);
@@ -1032,7 +1036,7 @@ int rio__async_submit_behind(rio_file *fh, const char *op, int (*run)(void *, MP
     pthread_mutex_lock(&lock);
     job_link(j);
     l->unsettled++;
-    l->unwritten++;
+    l->unmade++;
     *l->tail = j;
     l->tail = &j->qnext;
     *l->atail = j;

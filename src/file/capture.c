@@ -1,15 +1,15 @@
 /*
- * capture.c — a collective write's storage writes, kept to be made later.
+ * capture.c — a collective call's storage transfers, kept to be made later.
  *
  * Below MPI_THREAD_MULTIPLE no thread of resonio's may call MPI while the
- * program computes, so a nonblocking collective write cannot run its
+ * program computes, so a nonblocking collective call cannot run its
  * exchange in the background.  It runs the engine at issue instead, the
  * exchange and the plan and the selector as a blocking call does, against
- * a store of this file that keeps the writes whose bytes lie in the
- * caller's buffer (a rank writing its own data straight from it, as the
- * independent strategy does with a contiguous memory type), by
- * reference: MPI forbids the program to touch that buffer until the
- * request completes.  The file's lane makes them
+ * a store of this file that keeps the transfers whose bytes lie in the
+ * caller's buffer (a rank writing its own data straight from it, or
+ * reading straight into it, as the independent strategy does with a
+ * contiguous memory type), by reference: MPI forbids the program to touch
+ * that buffer until the request completes.  The file's lane makes them
  * later, in the order they came, on a thread that calls no MPI
  * (rio__capture_replay), while the program computes.
  *
@@ -19,31 +19,38 @@
  * touch of each page; resonio-bench --suite overlap -thread single, MPICH,
  * 2 ranks, two_phase: the issue took 1.39 s where the blocking call took
  * 0.43).  So under an aggregating strategy the call costs what the
- * blocking one does.
+ * blocking one does.  Likewise a read into other memory (an aggregator's
+ * round, a sieving window) is made at once: the engine uses its bytes.
  *
- * Any operation that is not a write (a read of a window the engine
- * fills, a lock, the size) also makes the kept writes first, after the
- * lane's earlier jobs have made theirs, so the engine sees the file as
- * the blocking call would; after a lock the call writes through, so its
- * writes are made under the lock (a sieved window's).  The engine asks
- * the same while the selector measures strategies on the call
- * (rio__capture_through), since a time without the writes would mislead
- * it.
+ * A read call's kept reads are counted whole at issue; the replay says by
+ * how much they fell short (the end of the file), and the request's count
+ * is that much less.
+ *
+ * Any operation that changes the file or its locks makes the kept
+ * transfers first; any other (the size, a read at once) waits for the
+ * lane's earlier jobs and makes the call's kept writes first, so the
+ * engine sees the file as the blocking call would.  After a lock the call
+ * goes through, so its transfers are made under the lock (a sieved
+ * window's).  The engine asks the same while the selector measures
+ * strategies on the call (rio__capture_through), since a time without the
+ * transfers would mislead it.
  *
  * The store's table is the file's own driver's members, forwarded, except
- * the writes (kept), the datatype I/O (left out: the engine uses list I/O
- * instead) and what would open or close (not used).  The engine reads the
- * table's name for the selector's profiles, so it keeps the driver's.
+ * the transfers (kept), the datatype I/O (left out: the engine uses list
+ * I/O instead) and what would open or close (not used).  The engine reads
+ * the table's name for the selector's profiles, so it keeps the driver's.
  */
 #include "file_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* n file regions, whose bytes are at mem[i] in the caller's buffer. */
+/* n file regions, whose bytes are (or go) at mem[i] in the caller's
+ * buffer. */
 struct kept {
     struct kept *next;
     int n;
+    int read;
     struct rio_region *reg;
     struct iovec *mem;
 };
@@ -53,7 +60,9 @@ struct rio_capture {
     rio_file *fh;
     struct rio_store *inner;  /* &fh->st */
     struct kept *head, **tail;
-    int through;              /* write through from now on (after a lock) */
+    int through;              /* go through from now on (after a lock) */
+    int reading;              /* a read call: its transfers are reads */
+    MPI_Offset short_by;      /* the bytes the engine counted that no read brought */
     const char *lo, *hi;      /* the caller's buffer, which stays as it is until the
                                  request completes (MPI's rule): kept by reference */
 };
@@ -63,32 +72,58 @@ static struct rio_capture *cap_of(struct rio_store *st)
     return st->priv;
 }
 
-/* Make the writes k (a list) through st, in order, and drop them; after
- * an error the rest are dropped unmade.  0 or the first error. */
-static int make(struct kept *k, struct rio_store *st)
+#define IN(c) ((c)->inner)
+
+/* Make c's kept transfers through the file's store, in order, and drop
+ * them; after an error the rest are dropped unmade.  The bytes the kept
+ * reads were counted for and did not bring add to c->short_by (a view's
+ * regions only grow in offset: past the first short read, every later one
+ * brings nothing too, the list I/O contract's count).  0 or the first
+ * error. */
+static int make(struct rio_capture *c)
 {
+    struct kept *k = c->head;
+    struct rio_store *st = c->inner;
     int rc = 0;
+    c->head = NULL;
+    c->tail = &c->head;
     while (k) {
         struct kept *next = k->next;
-        if (!rc)
+        MPI_Offset want = 0, got = 0;
+        for (int i = 0; k->read && i < k->n; i++)
+            want += k->reg[i].len;
+        if (!rc && k->read)
+            rc = k->n == 1 ? rio__store_pread_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
+                                                   k->reg[0].off, &got)
+                           : rio__store_read_list(st, k->reg, k->mem, k->n, &got);
+        else if (!rc)
             rc = k->n == 1 ? rio__store_pwrite_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
                                                     k->reg[0].off)
                            : rio__store_write_list(st, k->reg, k->mem, k->n);
+        c->short_by += want - got; /* a read past the end of the file */
         free(k);
         k = next;
     }
     return rc;
 }
 
-/* Make the kept writes now, after the lane's earlier jobs have made
+/* Make the kept transfers now, after the lane's earlier jobs have made
  * theirs. */
 static int flush(struct rio_capture *c)
 {
-    rio__async_lane_wait_writes(c->fh);
-    struct kept *k = c->head;
-    c->head = NULL;
-    c->tail = &c->head;
-    return make(k, c->inner);
+    rio__async_lane_wait_transfers(c->fh);
+    return make(c);
+}
+
+/* Before an operation that only looks at the file: the lane's earlier
+ * writes and this call's own kept writes are made; a read call's kept
+ * reads stay kept (looking does not disturb them). */
+static int settle(struct rio_capture *c)
+{
+    if (!c->reading)
+        return flush(c);
+    rio__async_lane_wait_transfers(c->fh);
+    return 0;
 }
 
 /* Do the n pieces mem[] lie in the caller's buffer? */
@@ -102,19 +137,21 @@ static int in_buffer(const struct rio_capture *c, const struct iovec *mem, int n
     return 1;
 }
 
-/* Keep a write of the n regions file[] whose bytes are mem[]: 1 when
- * kept, 0 when it is to be made now (its bytes are not all in the
- * caller's buffer, the call writes through, or no memory), the kept
- * writes made first; or an error of making them. */
-static int keep(struct rio_capture *c, const struct rio_region *file, const struct iovec *mem,
-                int n)
+/* Keep a transfer of the n regions file[] whose bytes are (or go to)
+ * mem[], a read when read (only a read call's reads are kept, and only a
+ * write call's writes): 1 when kept, 0 when it is to be made now (its
+ * bytes are not all in the caller's buffer, the call goes through, or no
+ * memory), what must come before it made first; or an error of making
+ * them. */
+static int keep(struct rio_capture *c, int read, const struct rio_region *file,
+                const struct iovec *mem, int n)
 {
-    struct kept *k = !c->through && in_buffer(c, mem, n)
+    struct kept *k = !c->through && read == c->reading && in_buffer(c, mem, n)
                          ? rio__malloc(sizeof *k + (sizeof *file + sizeof *mem) * (size_t)n)
                          : NULL;
     if (!k)
-        return flush(c);
-    *k = (struct kept){.n = n, .reg = (struct rio_region *)(k + 1)};
+        return read ? settle(c) : flush(c);
+    *k = (struct kept){.n = n, .read = read, .reg = (struct rio_region *)(k + 1)};
     k->mem = (struct iovec *)(k->reg + n);
     memcpy(k->reg, file, sizeof *file * (size_t)n);
     memcpy(k->mem, mem, sizeof *mem * (size_t)n);
@@ -123,25 +160,41 @@ static int keep(struct rio_capture *c, const struct rio_region *file, const stru
     return 1;
 }
 
-/* a vectored write is kept piece by piece: file regions one after another */
+/* A vectored transfer is kept piece by piece (file regions one after
+ * another): 1 when kept, 0 to make it now, or an error; *len its bytes. */
+static int keep_vec(struct rio_capture *c, int read, const struct iovec *iov, int iovcnt,
+                    MPI_Offset off, MPI_Offset *len)
+{
+    struct rio_region r[64];
+    *len = 0;
+    if (iovcnt > 64)
+        return read ? settle(c) : flush(c);
+    for (int i = 0; i < iovcnt; i++) {
+        r[i] = (struct rio_region){off + *len, (MPI_Offset)iov[i].iov_len};
+        *len += (MPI_Offset)iov[i].iov_len;
+    }
+    return keep(c, read, r, iov, iovcnt);
+}
+
 static ssize_t cap_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt, MPI_Offset off)
 {
     struct rio_capture *c = cap_of(st);
-    struct rio_region r[64];
-    MPI_Offset at = off;
-    int rc = 0;
-    if (iovcnt <= 64) {
-        for (int i = 0; i < iovcnt; i++) {
-            r[i] = (struct rio_region){at, (MPI_Offset)iov[i].iov_len};
-            at += (MPI_Offset)iov[i].iov_len;
-        }
-        rc = keep(c, r, iov, iovcnt);
-    } else {
-        rc = flush(c);
-    }
+    MPI_Offset len;
+    int rc = keep_vec(c, 0, iov, iovcnt, off, &len);
     if (rc < 0)
         return rc;
-    return rc ? (ssize_t)(at - off) : c->inner->ops->pwritev(c->inner, iov, iovcnt, off);
+    return rc ? (ssize_t)len : c->inner->ops->pwritev(c->inner, iov, iovcnt, off);
+}
+
+static ssize_t cap_preadv(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                          MPI_Offset off)
+{
+    struct rio_capture *c = cap_of(st);
+    MPI_Offset len;
+    int rc = keep_vec(c, 1, iov, iovcnt, off, &len);
+    if (rc < 0)
+        return rc;
+    return rc ? (ssize_t)len : c->inner->ops->preadv(c->inner, iov, iovcnt, off);
 }
 
 static ssize_t cap_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
@@ -149,36 +202,68 @@ static ssize_t cap_pwrite(struct rio_store *st, const void *buf, size_t len, MPI
     struct rio_capture *c = cap_of(st);
     struct iovec v = {(void *)buf, len};
     struct rio_region r = {off, (MPI_Offset)len};
-    int rc = len <= (size_t)INT64_MAX ? keep(c, &r, &v, 1) : flush(c);
+    int rc = len <= (size_t)INT64_MAX ? keep(c, 0, &r, &v, 1) : flush(c);
     if (rc < 0)
         return rc;
     return rc ? (ssize_t)len : c->inner->ops->pwrite(c->inner, buf, len, off);
+}
+
+static ssize_t cap_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
+{
+    struct rio_capture *c = cap_of(st);
+    struct iovec v = {buf, len};
+    struct rio_region r = {off, (MPI_Offset)len};
+    int rc = len <= (size_t)INT64_MAX ? keep(c, 1, &r, &v, 1) : settle(c);
+    if (rc < 0)
+        return rc;
+    return rc ? (ssize_t)len : c->inner->ops->pread(c->inner, buf, len, off);
 }
 
 static int cap_write_list(struct rio_store *st, const struct rio_region *file,
                           const struct iovec *mem, int n)
 {
     struct rio_capture *c = cap_of(st);
-    int rc = keep(c, file, mem, n);
+    int rc = keep(c, 0, file, mem, n);
     if (rc)
         return rc < 0 ? rc : 0;
     return rio__store_write_list(c->inner, file, mem, n);
 }
 
-/* ---- everything else: the kept writes first, then the file's driver ---- */
+/* kept whole: counted whole now (the replay says how much came short) */
+static int cap_read_list(struct rio_store *st, const struct rio_region *file,
+                         const struct iovec *mem, int n, MPI_Offset *done)
+{
+    struct rio_capture *c = cap_of(st);
+    int rc = keep(c, 1, file, mem, n);
+    if (rc < 0)
+        return rc;
+    if (!rc)
+        return IN(c)->ops->read_list(IN(c), file, mem, n, done);
+    *done = 0;
+    for (int i = 0; i < n; i++)
+        *done += file[i].len;
+    return 0;
+}
 
-#define IN(c) ((c)->inner)
+/* ---- everything else: what comes before it made first, then the driver ---- */
+
 #define FLUSHED(c)                                                                                 \
     do {                                                                                           \
         int frc_ = flush(c);                                                                       \
         if (frc_)                                                                                  \
             return frc_;                                                                           \
     } while (0)
+#define SETTLED(c)                                                                                 \
+    do {                                                                                           \
+        int src_ = settle(c);                                                                      \
+        if (src_)                                                                                  \
+            return src_;                                                                           \
+    } while (0)
 
 static int cap_get_size(struct rio_store *st, MPI_Offset *size)
 {
     struct rio_capture *c = cap_of(st);
-    FLUSHED(c);
+    SETTLED(c);
     return IN(c)->ops->get_size(IN(c), size);
 }
 static int cap_set_size(struct rio_store *st, MPI_Offset size)
@@ -199,26 +284,6 @@ static int cap_sync(struct rio_store *st)
     FLUSHED(c);
     return IN(c)->ops->sync(IN(c));
 }
-static ssize_t cap_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
-{
-    struct rio_capture *c = cap_of(st);
-    FLUSHED(c);
-    return IN(c)->ops->pread(IN(c), buf, len, off);
-}
-static ssize_t cap_preadv(struct rio_store *st, const struct iovec *iov, int iovcnt,
-                          MPI_Offset off)
-{
-    struct rio_capture *c = cap_of(st);
-    FLUSHED(c);
-    return IN(c)->ops->preadv(IN(c), iov, iovcnt, off);
-}
-static int cap_read_list(struct rio_store *st, const struct rio_region *file,
-                         const struct iovec *mem, int n, MPI_Offset *done)
-{
-    struct rio_capture *c = cap_of(st);
-    FLUSHED(c);
-    return IN(c)->ops->read_list(IN(c), file, mem, n, done);
-}
 /* A lock guards writes made under it: the rest of the call writes
  * through, so they are made while it is held. */
 static int cap_lock(struct rio_store *st, MPI_Offset off, MPI_Offset len, int exclusive)
@@ -237,7 +302,7 @@ static int cap_unlock(struct rio_store *st, MPI_Offset off, MPI_Offset len)
 static int cap_prefetch(struct rio_store *st, const struct rio_region *reg, int n)
 {
     struct rio_capture *c = cap_of(st);
-    FLUSHED(c);
+    SETTLED(c);
     return IN(c)->ops->prefetch(IN(c), reg, n);
 }
 /* what the file is, not its bytes: no writes need making first */
@@ -259,12 +324,14 @@ static unsigned cap_notes(struct rio_store *st)
 }
 
 /* Contract in file_int.h. */
-int rio__capture_begin(rio_file *fh, struct rio_store *cap, const void *lo, const void *hi)
+int rio__capture_begin(rio_file *fh, struct rio_store *cap, int write, const void *lo,
+                       const void *hi)
 {
     struct rio_capture *c = rio__calloc(1, sizeof *c);
     if (!c)
         return RIO_E_NOMEM;
     const struct rio_store_ops *in = fh->st.ops;
+    c->reading = !write;
     c->lo = lo;
     c->hi = hi;
     c->fh = fh;
@@ -298,7 +365,7 @@ int rio__capture_begin(rio_file *fh, struct rio_store *cap, const void *lo, cons
     cap->ops = &c->ops;
     cap->priv = c;
     cap->hints = fh->st.hints;
-    cap->stats = NULL; /* the writes count where they are made: the replay */
+    cap->stats = NULL; /* the transfers count where they are made: the replay */
     atomic_init(&cap->scratch_busy, 0);
     cap->fixed = fh->st.fixed;
     cap->has_fixed = fh->st.has_fixed;
@@ -325,12 +392,11 @@ struct rio_capture *rio__capture_end(struct rio_store *cap)
 }
 
 /* Contract in file_int.h. */
-int rio__capture_replay(struct rio_capture *c)
+int rio__capture_replay(struct rio_capture *c, MPI_Offset *short_by)
 {
-    struct kept *k = c->head;
-    c->head = NULL;
-    c->tail = &c->head;
-    return make(k, c->inner);
+    int rc = make(c);
+    *short_by = c->short_by;
+    return rc;
 }
 
 /* Contract in file_int.h. */

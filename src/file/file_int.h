@@ -236,42 +236,46 @@ int rio__async_wait_job(struct rio_job *j, MPI_Offset *done);
 void rio__async_lane_drain(rio_file *fh);
 
 /** Below MULTIPLE, where a poll or progress hook completes requests: a
- *  collective write runs its engine at issue with its storage writes kept
- *  (capture.c) and leaves them to its lane.  Local. */
+ *  collective call runs its engine at issue with its storage transfers
+ *  kept (capture.c) and leaves them to its lane.  Local. */
 int rio__async_behind_ok(void);
-/** Queue such a call's kept writes on fh's lane (made here by the first
- *  background collective call: collective): run(arg, &done) makes them,
- *  calling no MPI.  Its request completes once every rank's writes are
- *  made and the ranks have agreed on the outcome, in whichever call
+/** Queue such a call's kept transfers (writes when write, else reads) on
+ *  fh's lane (made here by the first background collective call:
+ *  collective): run(arg, &done) makes them, calling no MPI.  Its request
+ *  completes once every rank's transfers are made and the ranks have
+ *  agreed on the outcome, in whichever call
  *  drives the lane first after that: MPI_Test or
  *  MPI_Wait on it (MPICH's hooks) or any call that progresses (Open
  *  MPI's), a resonio nonblocking call, the split collective's end, a
  *  blocking collective call on fh, close.  request NULL: internal (a split
  *  collective's, rio__async_wait_job).  When this rank has no memory for
- *  the job, its writes are made here and it agrees at once, after the
+ *  the job, its transfers are made here and it agrees at once, after the
  *  lane's jobs.  Returns 0 or an error of this rank's (no request made). */
-int rio__async_submit_behind(rio_file *fh, const char *op, int (*run)(void *, MPI_Offset *),
-                             void (*release)(void *), void *arg, MPI_Request *request,
-                             struct rio_job **internal);
-/** Wait until the jobs on fh's lane have made their writes (not the
+int rio__async_submit_behind(rio_file *fh, const char *op, int write,
+                             int (*run)(void *, MPI_Offset *), void (*release)(void *), void *arg,
+                             MPI_Request *request, struct rio_job **internal);
+/** Wait until the jobs on fh's lane have made their transfers (not the
  *  agreements: no MPI).  Local. */
-void rio__async_lane_wait_writes(rio_file *fh);
+void rio__async_lane_wait_transfers(rio_file *fh);
 
-/* ---- a collective write's writes, kept for its lane (capture.c) -------- */
+/* ---- a collective call's transfers, kept for its lane (capture.c) ----- */
 struct rio_capture;
-/** cap becomes a store over fh's that keeps the writes made through it
- *  (by reference where their bytes lie in [lo, hi), the caller's buffer,
- *  which must not change until they are made; else copied), and makes
- *  them (after the lane's earlier jobs' writes) before any other
- *  operation.  lo NULL: nothing by reference.  Local.  RIO_E_NOMEM. */
-int rio__capture_begin(rio_file *fh, struct rio_store *cap, const void *lo, const void *hi);
-/** Write through from now on, the kept writes made first.  Local. */
+/** cap becomes a store over fh's that keeps the writes (write) or reads
+ *  made through it whose bytes lie in [lo, hi), the caller's buffer, which
+ *  must not change until they are made (lo NULL: none kept), and makes
+ *  them (after the lane's earlier jobs' writes) before any operation that
+ *  changes the file; a read call's kept reads count whole.  Local.
+ *  RIO_E_NOMEM. */
+int rio__capture_begin(rio_file *fh, struct rio_store *cap, int write, const void *lo,
+                       const void *hi);
+/** Go through from now on, the kept transfers made first.  Local. */
 int rio__capture_through(struct rio_store *cap);
 /** The end of the call: what cap kept (cap is unusable after). */
 struct rio_capture *rio__capture_end(struct rio_store *cap);
-/** Make the kept writes through the file's store, in order; calls no MPI.
- *  0 or the first error. */
-int rio__capture_replay(struct rio_capture *c);
+/** Make the kept transfers through the file's store, in order; calls no
+ *  MPI.  0 or the first error; *short_by the bytes the call's reads were
+ *  counted for and did not bring (the end of the file came first). */
+int rio__capture_replay(struct rio_capture *c, MPI_Offset *short_by);
 void rio__capture_free(struct rio_capture *c);
 
 /* ---- statistics (stats.c) --------------------------------------------- */

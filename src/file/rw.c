@@ -641,22 +641,37 @@ static void bg_coll_fail(void *arg, int err)
     c->nbytes = 0;
 }
 
-/* Below MULTIPLE: a collective write whose engine ran at issue, and the
- * writes it kept for the lane (NULL: none kept, made at issue). */
+/* Below MULTIPLE: a collective call whose engine ran at issue, and the
+ * transfers it kept for the lane (NULL: none kept, made at issue). */
 struct bg_behind {
+    rio_file *fh;
+    int write;
     struct rio_capture *kept;
-    MPI_Offset done;
+    MPI_Offset done; /* counted at issue, kept reads whole */
 };
+
+/* The kept transfers, and the bytes the call moved: a read's kept reads
+ * stop at the end of the file, which the count (and the file's counters)
+ * learn only now. */
+static int behind_make(struct bg_behind *b, MPI_Offset *done)
+{
+    MPI_Offset short_by = 0;
+    int rc = b->kept ? rio__capture_replay(b->kept, &short_by) : 0;
+    *done = b->done - short_by;
+    if (short_by)
+        rio__stat_add(&b->fh->stats.bytes_read, -short_by);
+    return rc;
+}
 
 static int behind_run(void *arg, MPI_Offset *done)
 {
     struct bg_behind *b = arg;
-    *done = b ? b->done : 0;
+    *done = 0;
     if (!b) {
         rio__err_detail("no memory to keep the call's outcome");
         return RIO_E_NOMEM;
     }
-    return b->kept ? rio__capture_replay(b->kept) : 0;
+    return behind_make(b, done);
 }
 
 static void behind_release(void *arg)
@@ -667,11 +682,11 @@ static void behind_release(void *arg)
     free(b);
 }
 
-/* The collective write at issue, its storage writes kept (capture.c), then
- * left to the lane, which makes them while the program computes; the
+/* The collective call at issue, its storage transfers kept (capture.c),
+ * then left to the lane, which makes them while the program computes; the
  * request completes after the ranks agree on how that went.  Collective. */
-static int behind_coll(rio_file *fh, const char *op, int err, MPI_Offset pos, const void *buf,
-                       MPI_Count count, MPI_Datatype type, struct rio_dtype *dt,
+static int behind_coll(rio_file *fh, const char *op, int err, int write, MPI_Offset pos,
+                       const void *buf, MPI_Count count, MPI_Datatype type, struct rio_dtype *dt,
                        MPI_Offset nbytes, MPI_Request *request, struct rio_job **internal)
 {
     /* the caller's buffer, which MPI keeps as it is until completion */
@@ -685,33 +700,34 @@ static int behind_coll(rio_file *fh, const char *op, int err, MPI_Offset pos, co
     }
     struct bg_behind *b = rio__calloc(1, sizeof *b);
     struct rio_store cap;
-    int keep = b && !rio__capture_begin(fh, &cap, lo, hi), own;
+    int keep = b && !rio__capture_begin(fh, &cap, write, lo, hi), own;
     MPI_Offset done = 0;
-    int agreed = coll_part(fh, fh->comm, op, err, 1, pos, (void *)buf, count, type, dt, nbytes,
-                           keep ? &cap : NULL, &own, &done);
+    int agreed = coll_part(fh, fh->comm, op, err, write, pos, (void *)buf, count, type, dt,
+                           nbytes, keep ? &cap : NULL, &own, &done);
     if (!own)
-        count_access(&fh->stats, 1, done);
+        count_access(&fh->stats, write, done);
     rio__dtype_put(dt);
     if (b) {
+        *b = (struct bg_behind){.fh = fh, .write = write, .done = done};
         b->kept = keep ? rio__capture_end(&cap) : NULL;
-        b->done = done;
     }
     if (agreed) {
         /* failed on some rank, which every rank knows now: returned now,
-         * as the blocking call's error, its kept writes made first (after
-         * the lane's), as the blocking call would have made them */
+         * as the blocking call's error, its kept transfers made first
+         * (after the lane's), as the blocking call would have made them */
         char detail[RIO_ERR_DETAIL_MAX];
         rio__strcpy(detail, sizeof detail, rio__err_detail_peek());
-        rio__async_lane_wait_writes(fh);
-        if (b && b->kept)
-            (void)rio__capture_replay(b->kept); /* the call's error stands */
+        rio__async_lane_wait_transfers(fh);
+        if (b)
+            (void)behind_make(b, &done); /* the call's error stands */
         behind_release(b);
         rio__err_detail_clear();
         if (detail[0])
             rio__err_detail("%s", detail);
         return agreed;
     }
-    return rio__async_submit_behind(fh, op, behind_run, behind_release, b, request, internal);
+    return rio__async_submit_behind(fh, op, write, behind_run, behind_release, b, request,
+                                    internal);
 }
 
 /* Issue a collective nonblocking call, or a split collective's begin
@@ -750,8 +766,9 @@ static int background_coll(rio_file *fh, const char *op, int write, enum where w
     } else if (where == IND) {
         fh->fp_ind = pos + n_etypes;
     }
-    if (!rio__async_coll_ok()) /* below MULTIPLE: coll_in_background said a write */
-        return behind_coll(fh, op, err, pos, buf, count, type, dt, nbytes, request, internal);
+    if (!rio__async_coll_ok()) /* below MULTIPLE: the engine at issue */
+        return behind_coll(fh, op, err, write, pos, buf, count, type, dt, nbytes, request,
+                           internal);
     struct bg_coll call = {.fh = fh, .op = op, .err = err, .write = write, .pos = pos,
                            .nbytes = nbytes, .buf = (void *)buf, .count = count, .type = type,
                            .dt = dt};
@@ -788,16 +805,16 @@ static int greq_cancel(void *extra, int complete)
 }
 
 /* May a collective call run in the background: on its file's lane
- * (thread mode), or, below MULTIPLE, a write that leaves its storage
- * writes to the lane (behind_coll: the engine, which the atomic mode and
- * overlapping views bypass, runs at issue)? */
-static int coll_in_background(rio_file *fh, int write)
+ * (thread mode), or, below MULTIPLE, leaving its storage transfers to the
+ * lane (behind_coll: the engine, which the atomic mode and overlapping
+ * views bypass, runs at issue)? */
+static int coll_in_background(rio_file *fh)
 {
     if (fh->drep)
         return 0;
     if (rio__async_coll_ok())
         return 1;
-    return write && rio__async_behind_ok() && !fh->atomic && !fh->views_overlap;
+    return rio__async_behind_ok() && !fh->atomic && !fh->views_overlap;
 }
 
 static int nonblocking(rio_file *fh, const char *op, int write, int coll, enum where where,
@@ -811,7 +828,7 @@ static int nonblocking(rio_file *fh, const char *op, int write, int coll, enum w
     *request = MPI_REQUEST_NULL;
     if (!coll && !rio__file_check(fh) && !fh->drep && rio__async_mode() != RIO_ASYNC_NONE)
         return background(fh, op, write, where, offset, buf, count, type, request);
-    if (coll && !rio__file_check(fh) && coll_in_background(fh, write))
+    if (coll && !rio__file_check(fh) && coll_in_background(fh))
         return rio__file_return(
             fh, background_coll(fh, op, write, where, offset, buf, count, type, request, NULL),
             op);
@@ -845,7 +862,7 @@ static int split_begin(rio_file *fh, const char *op, int write, enum where where
         return rio__file_return(fh, err, op);
     memset(&fh->split_status, 0, sizeof fh->split_status);
     fh->split_job = NULL;
-    if (coll_in_background(fh, write)) { /* in the background; the end waits */
+    if (coll_in_background(fh)) { /* in the background; the end waits */
         err = background_coll(fh, op, write, where, offset, buf, count, type, NULL,
                               &fh->split_job);
         if (err && !rio__async_coll_ok()) {

@@ -49,9 +49,9 @@
  * by MPI_Wait) for even patterns and their split forms (..._begin, then
  * ..._end) for odd ones; with -multiple the program asks for
  * MPI_THREAD_MULTIPLE (and fails without it), where resonio runs them in
- * the background (the file's lane); without it a write's exchange runs at
- * issue and its storage writes in the background.  The checks are the
- * same.
+ * the background (the file's lane); without it a call's exchange runs at
+ * issue and its storage transfers from or into the caller's buffer in the
+ * background.  The checks are the same.
  *
  * With -config A (or B, C) only that configuration runs.
  *
@@ -71,7 +71,7 @@
  * with one writer holds that writer's pattern in both files (so the files
  * agree byte for byte there); a byte with several writers holds one of
  * theirs; a pre-filled hole keeps the background in resonio's file; other
- * unwritten bytes are undefined and skipped.  Every rank checks what it
+ * unmade bytes are undefined and skipped.  Every rank checks what it
  * read against the file (POSIX reads) and that memory outside its memory
  * type was not touched.
  */

@@ -40,14 +40,16 @@
  *
  * Collective calls run wholly in the background when MPI_THREAD_MULTIPLE
  * is provided (the file's lane, a thread that calls MPI).  Below it, where
- * the I/O threads run, a collective write runs its exchange at issue and
- * leaves its storage writes to the lane, and its request completes after
- * the ranks' agreement; a collective read completes at issue (and
- * without I/O threads everything does), which the same checks confirm:
+ * the I/O threads run, a collective call runs its exchange at issue and
+ * leaves its storage transfers to the lane, and its request completes
+ * after the ranks' agreement (without I/O threads everything completes at
+ * issue), which the same checks confirm:
  *
  *   coll       iwrite_at_all returns, MPI_Test says not done, the counters
- *              show it queued (and, on the lane, not run); an
- *              iread_at_all below MULTIPLE is done at issue; a split
+ *              show it queued (and, on the lane, not run); so does an
+ *              iread_at_all, which reads the writes before it, and one
+ *              across the end of the file counts only the bytes before
+ *              it and leaves the rest of the buffer as it was; a split
  *              write's begin returns
  *              before its end; several outstanding collective writes of
  *              one region complete in issue order (the last one's bytes
@@ -589,15 +591,36 @@ static void t_coll(void)
     for (int k = 0; k < K; k++)
         CHECK_STATUS(&ss[k], MPI_BYTE, REG, REG, "coll: write %d's status", k);
 
-    /* a collective read: below MULTIPLE it completes at issue */
+    /* a collective read: in the background too, after the writes */
     RT_OK(rio_file_iread_at_all(fh, off, back, REG, MPI_BYTE, &req));
     MPI_Test(&req, &flag, &st);
-    if (!coll_lane)
-        CHECK(flag == 1, "coll: a collective read below MULTIPLE did not complete at issue");
+    if (coll_bg)
+        CHECK(flag == 0, "coll: MPI_Test right after a collective read's issue says done");
+    else
+        CHECK(flag == 1, "coll: the synchronous path returned a read not done");
     if (!flag)
         RT_OK(MPI_Wait(&req, &st));
     CHECK_STATUS(&st, MPI_BYTE, REG, REG, "coll: read status");
     CHECK_PAT(back, REG, rt_rank + 16 * (K - 1), off, "coll: the read of the last write");
+
+    /* a read across the end of the file (the last rank's second half):
+     * its count stops there and its buffer past it keeps its bytes */
+    memset(back, 0xEE, REG);
+    RT_OK(rio_file_iread_at_all(fh, off + REG / 2, back, REG, MPI_BYTE, &req));
+    RT_OK(MPI_Wait(&req, &st));
+    int last = rt_rank == rt_nprocs - 1;
+    CHECK_STATUS(&st, MPI_BYTE, last ? REG / 2 : REG, last ? REG / 2 : REG,
+                 "coll: the status of a read across the end of the file");
+    CHECK_PAT(back, REG / 2, rt_rank + 16 * (K - 1), off + REG / 2,
+              "coll: the read across the end of the file");
+    if (!last)
+        CHECK_PAT(back + REG / 2, REG / 2, rt_rank + 1 + 16 * (K - 1), off + REG,
+                  "coll: the read across the end of the file (the next rank's)");
+    for (int i = REG / 2; last && i < REG; i++)
+        if (back[i] != 0xEE) {
+            CHECK(0, "coll: byte %d past the end of the file was changed", i);
+            break;
+        }
 
     /* freed before completion: the write still happens, before the
      * blocking call that follows (which waits for the lane) */

@@ -9,9 +9,9 @@
  * The process asks for MPI_THREAD_MULTIPLE (resonio's collective calls run
  * wholly in the background only there; the MPI library's own MPI-IO gets
  * the same level), or with -thread single calls MPI_Init's level
- * (collective writes then run their exchange at issue and leave their
- * storage writes to the background; collective reads complete at
- * issue).  Each rank owns a block of S bytes (default 256m) of one file
+ * (collective calls then run their exchange at issue and leave the
+ * storage transfers from or into the caller's buffer to the
+ * background).  Each rank owns a block of S bytes (default 256m) of one file
  * per implementation.  For each kind of call (iwrite_at, iread_at,
  * iwrite_at_all, iread_at_all, and the split collectives write_at_all_begin/
  * end and read_at_all_begin/end) and each implementation, a round is:
