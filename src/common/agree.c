@@ -35,17 +35,40 @@ struct agreed {
     char detail[480];
 };
 
+/* A rank's key: the maximum over the ranks picks the lowest rank with a
+ * cause of its own; only if there is none, the lowest that saw another
+ * rank fail (keys are negated, so the maximum is the smallest). */
+static MPI_Offset key_of(int err, int rank, int nprocs)
+{
+    int mine = !err ? 2 * nprocs : err == RIO_E_REMOTE ? nprocs + rank : rank;
+    return -(MPI_Offset)mine;
+}
+
+/* The rank whose error every rank reports, from the maximum of the keys;
+ * -1 when no rank failed. */
+static int first_of(MPI_Offset max, int nprocs)
+{
+    int key = (int)-max;
+    return key == 2 * nprocs ? -1 : key % nprocs;
+}
+
+/* What a rank other than first reports of first's failure. */
+static void from_rank(char *out, size_t len, int first, const char *detail)
+{
+    if (detail[0])
+        snprintf(out, len, "on rank %d: %s", first, detail);
+    else
+        snprintf(out, len, "on rank %d", first);
+}
+
 int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
 {
     int rank, nprocs;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    /* the lowest rank with a cause of its own; only if there is none, the
-     * lowest that saw another rank fail (the maximum of the negated key) */
-    int mine = !err ? 2 * nprocs : err == RIO_E_REMOTE ? nprocs + rank : rank;
     MPI_Offset in[1 + RIO_AGREE_MAX_VALS], out[1 + RIO_AGREE_MAX_VALS];
     n = RIO_MAX(0, RIO_MIN(n, RIO_AGREE_MAX_VALS));
-    in[0] = -(MPI_Offset)mine;
+    in[0] = key_of(err, rank, nprocs);
     if (n)
         memcpy(in + 1, vals, sizeof *vals * (size_t)n);
     if (nprocs <= gather_ranks) {
@@ -60,10 +83,9 @@ int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
     }
     if (n)
         memcpy(vals, out + 1, sizeof *vals * (size_t)n);
-    int key = (int)-out[0];
-    if (key == 2 * nprocs)
+    int first = first_of(out[0], nprocs);
+    if (first < 0)
         return 0;
-    int first = key % nprocs;
     struct agreed a;
     memset(&a, 0, sizeof a);
     if (rank == first) {
@@ -72,10 +94,9 @@ int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
     }
     MPI_Bcast(&a, (int)sizeof a, MPI_BYTE, first, comm);
     if (rank != first) {
-        if (a.detail[0])
-            rio__err_detail("on rank %d: %s", first, a.detail);
-        else
-            rio__err_detail("on rank %d", first);
+        char d[sizeof a.detail + 32];
+        from_rank(d, sizeof d, first, a.detail);
+        rio__err_detail("%s", d);
     }
     return a.err;
 }
@@ -94,8 +115,7 @@ int rio__agree_nb_start(struct rio_agree_nb *s, MPI_Comm comm, int err, const ch
     s->err = err;
     MPI_Comm_rank(comm, &s->rank);
     MPI_Comm_size(comm, &s->nprocs);
-    int mine = !err ? 2 * s->nprocs : err == RIO_E_REMOTE ? s->nprocs + s->rank : s->rank;
-    s->in = -(MPI_Offset)mine;
+    s->in = key_of(err, s->rank, s->nprocs);
     if (err)
         snprintf(s->a.detail, sizeof s->a.detail, "%s", detail ? detail : "");
     s->stage = 1;
@@ -122,14 +142,13 @@ int rio__agree_nb_test(struct rio_agree_nb *s, int block, int *err, char *detail
             s->stage = 3;
             break;
         }
-        int key = (int)-s->out;
-        if (key == 2 * s->nprocs) { /* nobody failed */
+        s->first = first_of(s->out, s->nprocs);
+        if (s->first < 0) { /* nobody failed */
             s->a.err = 0;
             s->a.detail[0] = '\0';
             s->stage = 3;
             break;
         }
-        s->first = key % s->nprocs;
         if (s->rank == s->first)
             s->a.err = s->err;
         s->stage = 2;
@@ -138,9 +157,7 @@ int rio__agree_nb_test(struct rio_agree_nb *s, int block, int *err, char *detail
     *err = s->a.err;
     if (!s->a.err || s->rank == s->first)
         snprintf(detail, len, "%s", s->a.err ? s->a.detail : "");
-    else if (s->a.detail[0])
-        snprintf(detail, len, "on rank %d: %s", s->first, s->a.detail);
     else
-        snprintf(detail, len, "on rank %d", s->first);
+        from_rank(detail, len, s->first, s->a.detail);
     return 1;
 }

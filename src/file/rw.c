@@ -394,22 +394,29 @@ static void count_access(rio_stats *s, int write, MPI_Offset done)
     rio__stat_add(write ? &s->bytes_written : &s->bytes_read, done);
 }
 
+/* Does a collective call on fh go through the collective engine?  Not
+ * where each rank must convert (data representations), lock (atomic mode)
+ * or read overlapping regions of its view (which the engine's file-ordered
+ * exchange does not model) itself: then every rank takes the independent
+ * path. */
+static int through_engine(const rio_file *fh)
+{
+    return !fh->drep && !fh->atomic && !fh->views_overlap;
+}
+
 /*
  * This rank's part of a collective call at pos, on comm (fh->comm, or a
- * lane's duplicate in the background), err this rank's error so far.
- * Collective calls go through the collective engine, except where each
- * rank must convert (data representations), lock (atomic mode) or read
- * overlapping regions of its view (which the engine's file-ordered
- * exchange does not model) itself: then every rank takes the independent
- * path.  Returns the agreed error; *own_err gets this rank's, *done the
- * bytes it moved.  Collective.
+ * lane's duplicate in the background), err this rank's error so far,
+ * through the engine or, where it cannot serve the call (through_engine),
+ * the independent path on every rank.  Returns the agreed error;
+ * *own_err gets this rank's, *done the bytes it moved.  Collective.
  */
 static int coll_part(rio_file *fh, MPI_Comm comm, const char *op, int err, int write,
                      MPI_Offset pos, void *buf, MPI_Count count, MPI_Datatype type,
                      struct rio_dtype *dt, MPI_Offset nbytes, struct rio_store *kept,
                      int *own_err, MPI_Offset *done)
 {
-    int engine = !fh->drep && !fh->atomic && !fh->views_overlap, agreed;
+    int engine = through_engine(fh), agreed;
     double t_agree = 0;
     *done = 0;
     if (engine) { /* the engine agrees itself */
@@ -812,9 +819,7 @@ static int coll_in_background(rio_file *fh)
 {
     if (fh->drep)
         return 0;
-    if (rio__async_coll_ok())
-        return 1;
-    return rio__async_behind_ok() && !fh->atomic && !fh->views_overlap;
+    return rio__async_coll_ok() || (rio__async_behind_ok() && through_engine(fh));
 }
 
 static int nonblocking(rio_file *fh, const char *op, int write, int coll, enum where where,
