@@ -176,7 +176,8 @@ static int keep_vec(struct rio_capture *c, int read, const struct iovec *iov, in
     return keep(c, read, r, iov, iovcnt);
 }
 
-static ssize_t cap_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt, MPI_Offset off)
+static ssize_t cap_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                           MPI_Offset off)
 {
     struct rio_capture *c = cap_of(st);
     MPI_Offset len;

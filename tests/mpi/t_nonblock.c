@@ -64,7 +64,8 @@
  *   coll error a bad count on rank 0 only: the call is still entered, and
  *              every rank's wait (and split end) returns the error (below
  *              MULTIPLE the call itself, where it is known); a full
- *              storage (the fault: driver) fails every rank's wait
+ *              storage (the fault: driver) fails every rank's wait, and
+ *              so does a storage read failing on rank 0 only
  */
 #include "rtest.h"
 #include "resonio.h"
@@ -729,6 +730,29 @@ static void t_coll_error(void)
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
     CHECK(rc != MPI_SUCCESS, "coll error: a full storage did not fail the call here");
+    RT_OK(rio_file_close(&fh));
+
+    /* a storage read that fails on rank 0 only, made in the background
+     * (below MULTIPLE by the lane, after the exchange at issue): every
+     * rank's wait says so, rank 0's with the storage's class */
+    rt_path(path, sizeof path, "collrerr");
+    const char *spec = rt_rank == 0 ? "op=read,every=1,err=EIO" : "op=open,n=2"; /* never */
+    fh = open_info("fault:", path,
+                   rt_info("resonio_fault", spec, "resonio_strategy", "independent", NULL));
+    if (!fh)
+        return;
+    RT_OK(rio_file_write_at_all(fh, (MPI_Offset)rt_rank * count, buf, count, MPI_BYTE,
+                                MPI_STATUS_IGNORE));
+    unsigned char back[sizeof buf];
+    rc = rio_file_iread_at_all(fh, (MPI_Offset)rt_rank * count, back, count, MPI_BYTE, &req);
+    if (coll_bg) {
+        RT_OK(rc);
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    if (rt_rank == 0)
+        RT_ERR(rc, MPI_ERR_IO, "MPI_File_iread_at_all", tail(path));
+    else
+        CHECK(rc != MPI_SUCCESS, "coll error: rank 0's failed read did not fail the call here");
     RT_OK(rio_file_close(&fh));
 }
 
