@@ -3,8 +3,8 @@
  * call's I/O hides behind the program's computation, for resonio and for
  * the MPI library's own MPI-IO in one run.
  *
- *   resonio-bench --suite overlap [-size S] [-rounds N] [-compute cpu|sleep]
- *                 [-thread multiple|single] [-dir D] [-o O]
+ *   resonio-bench --suite overlap [-size S] [-rounds N] [-warmup W]
+ *                 [-compute cpu|sleep] [-thread multiple|single] [-dir D] [-o O]
  *
  * The process asks for MPI_THREAD_MULTIPLE (resonio's collective calls run
  * wholly in the background only there; the MPI library's own MPI-IO gets
@@ -30,7 +30,11 @@
  * time at all, 0 % when it was all added to the computation.  slower =
  * T_total / (T_io + T_cpu): above 1 the nonblocking call cost more than
  * the blocking one followed by the computation.  The figure of a kind is
- * the median round.  Every write is checked byte by byte in the file (a
+ * the median round.  With -warmup W each kind's rounds come after W
+ * blocking calls of it, untimed (for resonio's auto: the calls its
+ * selector examines strategies on, which below MULTIPLE keep nothing for
+ * the background); the table names the strategy resonio's collective
+ * call ran in the median round.  Every write is checked byte by byte in the file (a
  * pattern of the offset and the round, read back with pread) and every
  * read in its buffer.  The data files are removed at the end.
  *
@@ -65,6 +69,7 @@ struct result {
     double io, cpu, total, issue, wait; /* the median round's, seconds */
     double hidden, slower;
     int ok;
+    char strategy[32]; /* resonio's collective call's in that round, or "" */
 };
 
 static int rank, nprocs;
@@ -251,19 +256,25 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The rounds of kind k on f; *res its figures.  A read reads round -1's
- * data, which the file holds from its first writing until the writes
- * (run after every read kind); write round r writes round 2r's data
- * blocking and 2r+1's overlapped, each checked in the file.  Returns the
- * bytes wrong and calls failed, summed over ranks.  Collective. */
+/* The rounds of kind k on f, after warmup blocking calls; *res its
+ * figures.  A read reads round -1's data, which the file holds from its
+ * first writing until the writes (run after every read kind; a warm-up
+ * write writes it again); write round r writes round 2r's data blocking
+ * and 2r+1's overlapped, each checked in the file.  Returns the bytes
+ * wrong and calls failed, summed over ranks.  Collective. */
 static long long run_kind(struct file *f, const char *path, enum kind k, unsigned char *buf,
-                          unsigned char *tmp, long long size, int rounds, double rate,
-                          struct result *res)
+                          unsigned char *tmp, long long size, int rounds, int warmup,
+                          double rate, struct result *res)
 {
     long long off = (long long)rank * size, bad = 0;
     int n = (int)size, w = kind_write[k], fails = 0;
     double io[MAX_ROUNDS], cpu[MAX_ROUNDS], total[MAX_ROUNDS], issue[MAX_ROUNDS],
         wait[MAX_ROUNDS], h[MAX_ROUNDS];
+    char strategy[MAX_ROUNDS][32];
+    if (w && warmup)
+        fill(buf, size, off, -1);
+    for (int r = 0; r < warmup; r++)
+        fails += f_blocking(f, k, off, buf, n) != MPI_SUCCESS;
     for (int r = 0; r < rounds; r++) {
         int data = w ? 2 * r : -1;
         if (w)
@@ -303,6 +314,10 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
         issue[r] = max_all(t1 - t0);
         wait[r] = max_all(t3 - t2);
         h[r] = (io[r] + cpu[r] - total[r]) / io[r];
+        strategy[r][0] = '\0';
+        struct rio_coll_info info = {.size = sizeof info};
+        if (f->impl == RESONIO && kind_coll[k] && rio_coll_last(f->rf, &info) == MPI_SUCCESS)
+            snprintf(strategy[r], sizeof strategy[r], "%s", info.strategy);
         MPI_Barrier(MPI_COMM_WORLD);
         bad += w ? differ_in_file(path, tmp, size, off, data) : differ(buf, size, off, data);
     }
@@ -319,6 +334,7 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
     *res = (struct result){.io = io[m], .cpu = cpu[m], .total = total[m], .issue = issue[m],
                            .wait = wait[m], .hidden = h[m],
                            .slower = total[m] / (io[m] + cpu[m]), .ok = !fails && !bad};
+    snprintf(res->strategy, sizeof res->strategy, "%s", strategy[m]);
     return bad + fails;
 }
 
@@ -329,6 +345,7 @@ static int usage_error(const char *msg)
     if (rank == 0)
         fprintf(stderr,
                 "resonio-bench: %s\nusage: resonio-bench --suite overlap [-size S] [-rounds N] "
+                "[-warmup W] "
                 "[-compute cpu|sleep] [-thread multiple|single] [-dir D] [-o O]\n",
                 msg);
     MPI_Finalize();
@@ -346,7 +363,7 @@ int bench_overlap_main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     long long size = 256LL << 20;
-    int rounds = 3;
+    int rounds = 3, warmup = 0;
     const char *dir = NULL, *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -368,6 +385,10 @@ int bench_overlap_main(int argc, char **argv)
             if (bench_parse_number(v, &num) || num < 1 || num > MAX_ROUNDS)
                 return usage_error("-rounds must be 1 to 15");
             rounds = (int)num;
+        } else if (!strcmp(a, "-warmup")) {
+            if (bench_parse_number(v, &num) || num < 0 || num > 100)
+                return usage_error("-warmup must be 0 to 100");
+            warmup = (int)num;
         } else if (!strcmp(a, "-dir")) {
             dir = v;
         } else if (!strcmp(a, "-o")) {
@@ -441,7 +462,7 @@ int bench_overlap_main(int argc, char **argv)
         static const enum kind order[NKINDS] = {IREAD_AT,  IREAD_AT_ALL,  SPLIT_READ,
                                                 IWRITE_AT, IWRITE_AT_ALL, SPLIT_WRITE};
         for (int j = 0; j < NKINDS; j++)
-            bad += run_kind(&f, path[i], order[j], buf, tmp, size, rounds, rate,
+            bad += run_kind(&f, path[i], order[j], buf, tmp, size, rounds, warmup, rate,
                             &res[i][order[j]]);
         bad += f_close(&f) != MPI_SUCCESS;
         if (rank == 0)
@@ -465,21 +486,26 @@ int bench_overlap_main(int argc, char **argv)
                     "fixed amount of CPU work sized to last T_io), then the nonblocking call, "
                     "the same computation and the wait (T_total). hidden = (T_io + T_cpu - "
                     "T_total) / T_io; slower = T_total / (T_io + T_cpu). The median of %d "
-                    "rounds by hidden share; every part timed on the slowest rank; every "
-                    "byte checked (writes in the file, reads in the buffer).\n\n"
+                    "rounds by hidden share, after %d untimed blocking calls of each kind; "
+                    "every part timed on the slowest rank; every byte checked (writes in the "
+                    "file, reads in the buffer); strategy: what resonio's collective call ran "
+                    "in that round.\n\n"
                     "| call | impl | T_io (s) | T_cpu (s) | issue (s) | wait (s) | T_total (s) "
-                    "| hidden | slower | verified |\n|---|---|---|---|---|---|---|---|---|---|\n",
+                    "| hidden | slower | verified | strategy |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|\n",
                     mpi, nprocs, nprocs == 1 ? "" : "s",
                     provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE", size >> 20,
-                    sleeping ? "asleep (the cores left free)" : "a CPU loop", lib, rounds);
+                    sleeping ? "asleep (the cores left free)" : "a CPU loop", lib, rounds,
+                    warmup);
             for (int k = 0; k < NKINDS; k++)
                 for (int i = 0; i < NIMPLS; i++) {
                     const struct result *r = &res[i][k];
                     fprintf(to[t],
                             "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f %% | %.2f | %s "
-                            "|\n",
+                            "| %s |\n",
                             kind_name[k], impl_name[i], r->io, r->cpu, r->issue, r->wait,
-                            r->total, 100 * r->hidden, r->slower, r->ok ? "yes" : "NO");
+                            r->total, 100 * r->hidden, r->slower, r->ok ? "yes" : "NO",
+                            r->strategy[0] ? r->strategy : "-");
                 }
             fprintf(to[t], "\n%s\n", bad ? "SOME BYTES OR CALLS WRONG" : "every byte verified");
         }
