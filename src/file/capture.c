@@ -176,48 +176,49 @@ static int keep_vec(struct rio_capture *c, int read, const struct iovec *iov, in
     return keep(c, read, r, iov, iovcnt);
 }
 
-static ssize_t cap_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt,
-                           MPI_Offset off)
+/* A vectored transfer (a read when read): kept, or made now. */
+static ssize_t vec(struct rio_store *st, int read, const struct iovec *iov, int iovcnt,
+                   MPI_Offset off)
 {
     struct rio_capture *c = cap_of(st);
     MPI_Offset len;
-    int rc = keep_vec(c, 0, iov, iovcnt, off, &len);
-    if (rc < 0)
-        return rc;
-    return rc ? (ssize_t)len : c->inner->ops->pwritev(c->inner, iov, iovcnt, off);
+    int rc = keep_vec(c, read, iov, iovcnt, off, &len);
+    if (rc)
+        return rc < 0 ? rc : (ssize_t)len;
+    return read ? IN(c)->ops->preadv(IN(c), iov, iovcnt, off)
+                : IN(c)->ops->pwritev(IN(c), iov, iovcnt, off);
 }
 
-static ssize_t cap_preadv(struct rio_store *st, const struct iovec *iov, int iovcnt,
-                          MPI_Offset off)
-{
-    struct rio_capture *c = cap_of(st);
-    MPI_Offset len;
-    int rc = keep_vec(c, 1, iov, iovcnt, off, &len);
-    if (rc < 0)
-        return rc;
-    return rc ? (ssize_t)len : c->inner->ops->preadv(c->inner, iov, iovcnt, off);
-}
-
-static ssize_t cap_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
-{
-    struct rio_capture *c = cap_of(st);
-    struct iovec v = {(void *)buf, len};
-    struct rio_region r = {off, (MPI_Offset)len};
-    int rc = len <= (size_t)INT64_MAX ? keep(c, 0, &r, &v, 1) : flush(c);
-    if (rc < 0)
-        return rc;
-    return rc ? (ssize_t)len : c->inner->ops->pwrite(c->inner, buf, len, off);
-}
-
-static ssize_t cap_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
+/* A transfer of len bytes at buf (a read when read): kept, or made now. */
+static ssize_t one(struct rio_store *st, int read, void *buf, size_t len, MPI_Offset off)
 {
     struct rio_capture *c = cap_of(st);
     struct iovec v = {buf, len};
     struct rio_region r = {off, (MPI_Offset)len};
-    int rc = len <= (size_t)INT64_MAX ? keep(c, 1, &r, &v, 1) : settle(c);
-    if (rc < 0)
-        return rc;
-    return rc ? (ssize_t)len : c->inner->ops->pread(c->inner, buf, len, off);
+    int rc = len > (size_t)INT64_MAX ? (read ? settle(c) : flush(c)) : keep(c, read, &r, &v, 1);
+    if (rc)
+        return rc < 0 ? rc : (ssize_t)len;
+    return read ? IN(c)->ops->pread(IN(c), buf, len, off)
+                : IN(c)->ops->pwrite(IN(c), buf, len, off);
+}
+
+static ssize_t cap_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                           MPI_Offset off)
+{
+    return vec(st, 0, iov, iovcnt, off);
+}
+static ssize_t cap_preadv(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                          MPI_Offset off)
+{
+    return vec(st, 1, iov, iovcnt, off);
+}
+static ssize_t cap_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    return one(st, 0, (void *)buf, len, off);
+}
+static ssize_t cap_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
+{
+    return one(st, 1, buf, len, off);
 }
 
 static int cap_write_list(struct rio_store *st, const struct rio_region *file,
