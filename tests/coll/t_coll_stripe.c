@@ -155,7 +155,7 @@ static void write_read(rio_file *fh, int (*pieces_of)(int, int, struct rt_list *
             rt_list_free(&l);
         }
         for (long long o = 0; o < end; o++)
-            CHECK(seen[o], "%s: the test's pattern leaves byte %lld unmade (test bug)", what, o);
+            CHECK(seen[o], "%s: the test's pattern leaves byte %lld unwritten (test bug)", what, o);
         CHECK(bad == 0, "%s: %lld file bytes wrong, the first at %lld", what, bad, first);
         free(seen);
         free(img);
