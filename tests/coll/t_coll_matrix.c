@@ -71,7 +71,7 @@
  * with one writer holds that writer's pattern in both files (so the files
  * agree byte for byte there); a byte with several writers holds one of
  * theirs; a pre-filled hole keeps the background in resonio's file; other
- * unmade bytes are undefined and skipped.  Every rank checks what it
+ * unwritten bytes are undefined and skipped.  Every rank checks what it
  * read against the file (POSIX reads) and that memory outside its memory
  * type was not touched.
  */
