@@ -652,7 +652,6 @@ static void bg_coll_fail(void *arg, int err)
  * transfers it kept for the lane (NULL: none kept, made at issue). */
 struct bg_behind {
     rio_file *fh;
-    int write;
     struct rio_capture *kept;
     MPI_Offset done; /* counted at issue, kept reads whole */
 };
@@ -715,7 +714,7 @@ static int behind_coll(rio_file *fh, const char *op, int err, int write, MPI_Off
         count_access(&fh->stats, write, done);
     rio__dtype_put(dt);
     if (b) {
-        *b = (struct bg_behind){.fh = fh, .write = write, .done = done};
+        *b = (struct bg_behind){.fh = fh, .done = done};
         b->kept = keep ? rio__capture_end(&cap) : NULL;
     }
     if (agreed) {
