@@ -113,7 +113,7 @@ test)
   # threaded tests (t_threads, and t_nonblock's I/O threads with and
   # without MPI_THREAD_MULTIPLE; 1 and 2 ranks; the matrix's collective
   # calls on the files' lanes under three strategies, and without MULTIPLE
-  # their writes made by the lanes (nbsync), and t_commcache's kept
+  # their transfers made by the lanes (nbsync), and t_commcache's kept
   # communicators with a lane each) and the unit tests of the shared state
   # and the layers under it that take seconds under TSan (test_indep_methods
   # and test_store_direct take minutes there; test_mpiio_symbols' check

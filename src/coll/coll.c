@@ -157,8 +157,8 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         selected = 1;
         rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
-    /* writes kept for later: only where the selector has decided (else it
-     * measures this call, writes and all) */
+    /* transfers kept for later: only where the selector has decided (else
+     * it measures this call, transfers and all) */
     if (req->uncapture) {
         keep = !selected || rio__select_peek(ctx->sel, &ctx->sig) != NULL;
         if (!keep && (rc = req->uncapture(req->st)) != 0)

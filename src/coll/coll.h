@@ -35,12 +35,12 @@ struct rio_coll_req {
     MPI_Offset file_start;   /* stream byte of the view where this rank starts */
     MPI_Offset nbytes;       /* 0 for a rank with nothing (or a local error) */
     int atomic;              /* atomic mode: no aggregation */
-    /* Non-NULL when st keeps the call's storage writes to make them later
-     * (the file layer's nonblocking writes below MPI_THREAD_MULTIPLE):
-     * the engine calls it, making st write through, when the selector
-     * measures the call, since a time without the writes would mislead
-     * it; a call it does not measure keeps its writes.  0 or an error of
-     * the writes kept until then. */
+    /* Non-NULL when st keeps the call's storage transfers to make them
+     * later (the file layer's nonblocking collective calls below
+     * MPI_THREAD_MULTIPLE): the engine calls it, making st go through,
+     * when the selector measures the call, since a time without the
+     * transfers would mislead it; a call it does not measure keeps them.
+     * 0 or an error of the transfers kept until then. */
     int (*uncapture)(struct rio_store *st);
 };
 

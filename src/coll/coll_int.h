@@ -483,7 +483,7 @@ struct rio_coll_ctx {
     /* the call in flight, for its agreement */
     MPI_Offset agree[RIO_COLL_AGREE_VALS]; /* carried by the agreement, maximum over the ranks */
     int call_selected;       /* the selector chose its strategy */
-    int call_kept;           /* its storage writes were kept for later (rio_coll_req's
+    int call_kept;           /* its storage transfers were kept for later (rio_coll_req's
                                 uncapture): its time is not the selector's */
     int call_alone;          /* ... one where each rank served itself */
     MPI_Offset call_total;   /* all ranks' bytes */

@@ -30,10 +30,6 @@ int rio__agree_gather_ranks(int ranks)
     return old;
 }
 
-struct agreed {
-    int err;
-    char detail[480];
-};
 
 /* A rank's key: the maximum over the ranks picks the lowest rank with a
  * cause of its own; only if there is none, the lowest that saw another
@@ -86,7 +82,7 @@ int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
     int first = first_of(out[0], nprocs);
     if (first < 0)
         return 0;
-    struct agreed a;
+    struct rio_agreed a;
     memset(&a, 0, sizeof a);
     if (rank == first) {
         a.err = err;

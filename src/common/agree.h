@@ -25,6 +25,12 @@ int rio__agree(MPI_Comm comm, int err);
  *  each of vals[0 .. n-1] (n <= RIO_AGREE_MAX_VALS, the same on every
  *  rank), in place, in the same single collective. */
 int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n);
+/** What the rank whose error is reported broadcasts: its error and
+ *  detail. */
+struct rio_agreed {
+    int err;
+    char detail[480];
+};
 /** The same agreement made of nonblocking collectives (an allreduce of
  *  the key, then, if some rank failed, a broadcast of its error and
  *  detail), for a caller that may call MPI only now and then: start it,
@@ -36,10 +42,7 @@ struct rio_agree_nb {
     int err, first;
     MPI_Offset in, out;
     MPI_Request req;
-    struct {
-        int err;
-        char detail[480];
-    } a;
+    struct rio_agreed a;
 };
 /** Start: err and detail (NULL: none) are this rank's.  Returns 0, or an
  *  internal code when MPI refused (nothing is outstanding then). */
