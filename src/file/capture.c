@@ -93,12 +93,12 @@ static int make(struct rio_capture *c)
         for (int i = 0; k->read && i < k->n; i++)
             want += k->reg[i].len;
         if (!rc && k->read)
-            rc = k->n == 1 ? rio__store_pread_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
-                                                   k->reg[0].off, &got)
+            rc = k->n == 1 ? rio__store_pread_staged(st, k->mem[0].iov_base, k->mem[0].iov_len,
+                                                     k->reg[0].off, &got)
                            : rio__store_read_list(st, k->reg, k->mem, k->n, &got);
         else if (!rc)
-            rc = k->n == 1 ? rio__store_pwrite_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
-                                                    k->reg[0].off)
+            rc = k->n == 1 ? rio__store_pwrite_staged(st, k->mem[0].iov_base, k->mem[0].iov_len,
+                                                      k->reg[0].off)
                            : rio__store_write_list(st, k->reg, k->mem, k->n);
         c->short_by += want - got; /* a read past the end of the file */
         free(k);
@@ -361,7 +361,8 @@ int rio__capture_begin(rio_file *fh, struct rio_store *cap, int write, const voi
         .notes = in->notes ? cap_notes : NULL,
         .prefetch = in->prefetch ? cap_prefetch : NULL,
         .settings = in->settings,
-        .caps = in->caps & ~RIO_STORE_CAP_OWN_VIEWS,
+        /* a transfer kept must not be staged here: make() stages it */
+        .caps = in->caps & ~(RIO_STORE_CAP_OWN_VIEWS | RIO_STORE_CAP_PAGE_CACHE),
     };
     memset(cap, 0, sizeof *cap);
     cap->ops = &c->ops;

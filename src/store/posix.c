@@ -884,4 +884,5 @@ const struct rio_store_ops rio__store_posix = {
     .notes = posix_notes,
     .prefetch = posix_prefetch,
     .settings = &posix_owner,
+    .caps = RIO_STORE_CAP_PAGE_CACHE, /* O_DIRECT files excepted, by is_direct */
 };

@@ -31,6 +31,8 @@
 #include <string.h>
 
 #define XFER_CAP ((size_t)1 << 30)      /* bytes per storage call */
+#define STAGE_MIN ((size_t)16 << 10)    /* staged(): the transfers it may stage */
+#define STAGE_PIECE ((size_t)1 << 20)   /* and the piece each goes in */
 #define IOV_BATCH 1024                  /* iovecs per vectored call (IOV_MAX on Linux) */
 #define SCRATCH_KEEP ((size_t)64 << 20) /* larger scratch buffers are not kept */
 
@@ -406,6 +408,79 @@ int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MP
 {
     struct iovec v = {(void *)buf, len};
     return vec_full(st, 1, &v, 1, off, NULL);
+}
+
+/*
+ * The kernel copies a buffered transfer between the caller's memory and the
+ * page cache some 3-4x slower when the copy's destination lies 1 to 31
+ * bytes past its source within a 4 KiB page (measured here, AMD EPYC,
+ * kernel 6.18: 256 MiB read in 1 MiB calls, 120-160 ms against 32-40 ms at
+ * any other distance; writes alike; the processor's 4K-aliasing of a
+ * store and a later load).  glibc's malloc returns large blocks 16 bytes
+ * past a page boundary, so every read of a malloc'd buffer at a
+ * page-aligned file offset falls in that band.  Such a transfer goes in
+ * STAGE_PIECE pieces through the file's scratch buffer placed 64 bytes
+ * past the file offset within a page, which keeps both the kernel's copy
+ * and the memcpy out of the band: 42-52 ms for those 256 MiB, in 16 KiB to
+ * 4 MiB calls.  Other distances go straight (the memcpy would only add).
+ */
+#define STAGE_PAGE 4096u
+#define STAGE_BAND 31u   /* destination 1..STAGE_BAND bytes past the source */
+#define STAGE_SHIFT 64u  /* the piece's place past the file offset */
+
+static int slow_copy(uintptr_t dst, uintptr_t src)
+{
+    return ((dst - src) & (STAGE_PAGE - 1)) - 1 < STAGE_BAND;
+}
+
+static int staged(struct rio_store *st, int wr, char *buf, size_t len, MPI_Offset off,
+                  MPI_Offset *done)
+{
+    char *scratch = NULL;
+    uintptr_t mem = (uintptr_t)buf, file = (uintptr_t)off;
+    if (len >= STAGE_MIN && (st->ops->caps & RIO_STORE_CAP_PAGE_CACHE) && range_ok(off, len) &&
+        (wr ? slow_copy(file, mem) : slow_copy(mem, file)) &&
+        !(st->ops->is_direct && st->ops->is_direct(st)))
+        scratch = rio__store_scratch_get(st, STAGE_PIECE + 2 * STAGE_PAGE);
+    if (!scratch) {
+        struct iovec v = {buf, len};
+        return vec_full(st, wr, &v, 1, off, done);
+    }
+    uintptr_t page = ((uintptr_t)scratch + STAGE_PAGE - 1) & ~(uintptr_t)(STAGE_PAGE - 1);
+    char *piece = (char *)page + ((file + STAGE_SHIFT) & (STAGE_PAGE - 1));
+    /* one request to the trace and the counters, as unstaged */
+    double t0 = rio__now();
+    rio__store_trace_add(st, off, (MPI_Offset)len, t0);
+    size_t moved = 0;
+    int rc = 0;
+    while (moved < len) {
+        struct iovec v = {piece, RIO_MIN(STAGE_PIECE, len - moved)};
+        size_t got = 0;
+        if (wr)
+            memcpy(piece, buf + moved, v.iov_len);
+        rc = xferv_full(st, wr, &v, 1, off + (MPI_Offset)moved, &got);
+        if (!wr)
+            memcpy(buf + moved, piece, got);
+        moved += got;
+        if (rc || got < v.iov_len) /* an error, or the end of the file */
+            break;
+    }
+    rio__store_scratch_put(st, scratch);
+    account(st, t0, (MPI_Offset)moved);
+    if (done)
+        *done = (MPI_Offset)moved;
+    return rc;
+}
+
+int rio__store_pread_staged(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
+                            MPI_Offset *done)
+{
+    return staged(st, 0, buf, len, off, done);
+}
+
+int rio__store_pwrite_staged(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    return staged(st, 1, (char *)buf, len, off, NULL);
 }
 
 /* ---- list I/O --------------------------------------------------------- */

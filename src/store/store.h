@@ -160,6 +160,11 @@ struct rio_store_ops {
                                         emu's views lack the bit: its independent requests
                                         stay list I/O, as its figures measure them */
 
+#define RIO_STORE_CAP_PAGE_CACHE 0x2u /* transfers copy to or from the kernel's page
+                                        cache, some placements of the caller's buffer much
+                                        slower than others (rio__store_pread_staged).  Not
+                                        passed on by wrappers, whose calls count */
+
 /* Bits of rio_store_ops.notes. */
 #define RIO_STORE_NOTE_DIRECT_REFUSED 0x1u  /* O_DIRECT asked for, refused by the
                                                file system (tmpfs): buffered I/O */
@@ -248,6 +253,16 @@ unsigned rio__store_notes(struct rio_store *st);
 int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
                           MPI_Offset *done);
 int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
+/** rio__store_pread_full and rio__store_pwrite_full for the caller's
+ *  memory (not a buffer of the engine's, whose place it chooses): on
+ *  RIO_STORE_CAP_PAGE_CACHE storage not opened O_DIRECT, a transfer of
+ *  16 KiB or more whose buffer and file offset lie where the kernel's copy
+ *  is slow (store.c: 1-31 bytes apart within a page, as a malloc'd buffer
+ *  at a page-aligned offset) goes in pieces through the file's scratch
+ *  buffer; 3x faster, measured here.  Otherwise the same call. */
+int rio__store_pread_staged(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
+                            MPI_Offset *done);
+int rio__store_pwrite_staged(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
 int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
                            MPI_Offset *done);
 int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off);

@@ -425,6 +425,111 @@ static void test_write_cap(void)
     printf("ok - buffered writes of at most 1 MiB per call\n");
 }
 
+/* rio__store_pread_staged and rio__store_pwrite_staged: a transfer of 16
+ * KiB or more whose buffer lies 1-31 bytes past its file offset within a
+ * page (a read; the reverse for a write) goes through the scratch buffer,
+ * left kept afterwards (the sign it was used), with the bytes, the count at
+ * the end of the file and one request's bytes in the counters; other
+ * placements, smaller transfers, O_DIRECT files and wrapped files go
+ * straight; a busy scratch buffer still reads. */
+static void test_staged(int direct)
+{
+    char path[4200], name[4300];
+    struct rio_store st, wst;
+    struct rio_hints h;
+    rio_stats stats;
+    const size_t len = ((size_t)5 << 20) + 4099, cap = len + 3 * 4096;
+    unsigned char *w = malloc(len), *page = aligned_alloc(4096, cap + 4096), *r = page + 16;
+    MPI_Offset done = -1;
+    size_t flen;
+
+    memset(&st, 0, sizeof st);
+    memset(&h, 0, sizeof h);
+    memset(&stats, 0, sizeof stats);
+    path_of(path, sizeof path, "staged");
+    unlink(path);
+    if (direct) {
+        unit_hint(&h, "direct_read", "enable");
+        unit_hint(&h, "direct_write", "enable");
+    }
+    CHECK(w && page && rio__store_open(&st, path, O_RDWR | O_CREAT, 0644, &h) == 0, "open");
+    fill(w, len, 9);
+    CHECK(rio__store_pwrite_full(&st, w, len, 0) == 0, "write %zu bytes", len);
+    int is_direct = st.ops->is_direct && st.ops->is_direct(&st);
+    st.stats = &stats;
+
+    /* placements that go straight: 0 and 32 bytes apart, and a small read */
+    const struct {
+        size_t at, n;
+        MPI_Offset off;
+    } straight[] = {{16, len - 16, 16}, {48, len - 16, 16}, {16, (16 << 10) - 1, 0}};
+    for (int i = 0; i < 3; i++) {
+        memset(page, 0xEE, cap);
+        CHECK(rio__store_pread_staged(&st, page + straight[i].at, straight[i].n, straight[i].off,
+                                      &done) == 0 &&
+                  done == (MPI_Offset)straight[i].n &&
+                  !memcmp(page + straight[i].at, w + straight[i].off, straight[i].n),
+              "read %d", i);
+        CHECK(st.scratch == NULL, "read %d (%zu bytes, buffer %zu past a page, offset %lld) is "
+              "not staged", i, straight[i].n, straight[i].at, (long long)straight[i].off);
+    }
+
+    /* 16 bytes past: staged, across the end of the file */
+    memset(page, 0xEE, cap);
+    stats.bytes_accessed = 0;
+    CHECK(rio__store_pread_staged(&st, r, cap - 16, 0, &done) == 0, "a read across the end");
+    CHECK(done == (MPI_Offset)len, "it reads %lld bytes, expected %zu", (long long)done, len);
+    int tail = 1;
+    for (size_t i = len; i < cap - 16; i++)
+        tail &= r[i] == 0xEE;
+    CHECK(!memcmp(r, w, len) && tail, "its bytes, and nothing past the end");
+    CHECK(stats.bytes_accessed == (long long)len, "counted %lld bytes", stats.bytes_accessed);
+    CHECK((st.scratch != NULL) == !is_direct, "staged %s", is_direct ? "on O_DIRECT" : "not");
+
+    if (!is_direct) { /* the scratch buffer busy: its own buffer for the pieces */
+        void *busy = rio__store_scratch_get(&st, 64);
+        memset(page, 0xEE, cap);
+        CHECK(busy && rio__store_pread_staged(&st, r + 5, len - 5, 5, &done) == 0 &&
+                  done == (MPI_Offset)len - 5 && !memcmp(r + 5, w + 5, len - 5),
+              "a read while the scratch buffer is in use");
+        rio__store_scratch_put(&st, busy);
+        CHECK(rio__store_pread_staged(&st, r, (size_t)8 << 20, (MPI_Offset)len + 4096, &done) ==
+                      0 &&
+                  done == 0,
+              "a read past the end reads nothing");
+    }
+    CHECK(rio__store_close(&st) == 0, "close");
+
+    /* a write 16 bytes past its buffer: staged, the bytes in the file */
+    memset(&st, 0, sizeof st);
+    CHECK(rio__store_open(&st, path, O_RDWR, 0644, &h) == 0, "reopen");
+    memcpy(r, w, len);
+    CHECK(rio__store_pwrite_staged(&st, r, len - 100, 32) == 0, "a write 16 bytes past");
+    CHECK((st.scratch != NULL) == !is_direct, "the write staged %s", is_direct ? "on O_DIRECT"
+                                                                              : "not");
+    CHECK(rio__store_close(&st) == 0, "close");
+    unsigned char *f = slurp(path, &flen);
+    CHECK(f && flen == len && !memcmp(f, w, 32) && !memcmp(f + 32, w, len - 100) &&
+              !memcmp(f + len - 68, w + len - 68, 68),
+          "the staged write's bytes in the file");
+    free(f);
+
+    /* a wrapper counts calls: not staged through it */
+    memset(&wst, 0, sizeof wst);
+    snprintf(name, sizeof name, "delay:posix:%s", path);
+    CHECK(rio__store_open(&wst, name, O_RDONLY, 0644, &h) == 0, "open %s", name);
+    memset(page, 0xEE, cap);
+    CHECK(rio__store_pread_staged(&wst, r, 4096 * 8, 0, &done) == 0 && done == 4096 * 8 &&
+              !memcmp(r, w, 32),
+          "a read through a wrapper");
+    CHECK(wst.scratch == NULL, "a wrapped file's read is not staged");
+    rio__store_close(&wst);
+    unlink(path);
+    free(w);
+    free(page);
+    printf("ok - staged transfers (%s)\n", is_direct ? "O_DIRECT: not staged" : "buffered");
+}
+
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "/tmp");
@@ -435,6 +540,8 @@ int main(int argc, char **argv)
     test_list(RIO_ENABLE);
     test_locks();
     test_scratch();
+    test_staged(0);
+    test_staged(1);
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }
