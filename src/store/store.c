@@ -414,11 +414,12 @@ int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MP
  * The kernel copies a buffered transfer between the caller's memory and the
  * page cache some 3-4x slower when the copy's destination lies 1 to 31
  * bytes past its source within a 4 KiB page (measured here, AMD EPYC,
- * kernel 6.18: 256 MiB read in 1 MiB calls, 120-160 ms against 32-40 ms at
- * any other distance; writes alike; the processor's 4K-aliasing of a
- * store and a later load).  glibc's malloc returns large blocks 16 bytes
- * past a page boundary, so every read of a malloc'd buffer at a
- * page-aligned file offset falls in that band.  Such a transfer goes in
+ * kernel 6.18: 256 MiB read in 16 KiB to 4 MiB calls, 120-160 ms 16 bytes
+ * past against 32-42 ms on the page boundary, other distances from 32 on
+ * as fast; written in 1 MiB calls 107 ms against 30; the processor's 4K
+ * aliasing of a store and a later load).  glibc's malloc returns large
+ * blocks 16 bytes past a page boundary, so every read of a malloc'd buffer
+ * at a page-aligned file offset falls in that band.  Such a transfer goes in
  * STAGE_PIECE pieces through the file's scratch buffer placed 64 bytes
  * past the file offset within a page, which keeps both the kernel's copy
  * and the memcpy out of the band: 42-52 ms for those 256 MiB, in 16 KiB to

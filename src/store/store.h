@@ -179,8 +179,9 @@ struct rio_store {
     rio_stats *stats;      /* borrowed; may be NULL */
     /* One reusable buffer per open file for the layers above (list batches,
      * sieve windows): see rio__store_scratch_get.  Reset by rio__store_open,
-     * freed by rio__store_close. */
-    void *scratch;
+     * freed by rio__store_close.  Atomic: a caller and the file's lane may
+     * each want it at once (rio__store_scratch_put compares it). */
+    _Atomic(void *) scratch;
     size_t scratch_len;
     atomic_int scratch_busy;
     struct rio_store_trace *trace; /* borrowed; NULL when not tracing */
