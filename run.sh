@@ -112,8 +112,9 @@ test)
   # configure and build time alike.  Only what it runs is built: the
   # threaded tests (t_threads, and t_nonblock's I/O threads with and
   # without MPI_THREAD_MULTIPLE; 1 and 2 ranks; the matrix's collective
-  # calls on the files' lanes under three strategies, and without MULTIPLE
-  # their transfers made by the lanes (nbsync), and t_commcache's kept
+  # calls on the files' lanes under five strategies, and without MULTIPLE
+  # their transfers made by the lanes (nbsync; direct's and independent's
+  # staged on the lane while the caller may stage too), and t_commcache's kept
   # communicators with a lane each) and the unit tests of the shared state
   # and the layers under it that take seconds under TSan (test_indep_methods
   # and test_store_direct take minutes there; test_mpiio_symbols' check
@@ -129,7 +130,7 @@ test)
   # shellcheck disable=SC2086
   cmake --build build/tsan -j"$JOBS" --target t_threads t_nonblock t_coll_matrix t_commcache $units >/dev/null
   unset MPICH_CC
-  re="^(mpi\.t_threads\.np[0-9]+|mpi\.t_nonblock(\.multiple)?\.np[0-9]+|mpi\.t_commcache\.multiple\.np2|mpi\.t_coll_matrix\.nb(sync)?\.(two_phase|resonant|auto)\.np2|unit\.($(tr -s ' \n' '|' <<<"$units" | sed 's/|*$//')))\$"
+  re="^(mpi\.t_threads\.np[0-9]+|mpi\.t_nonblock(\.multiple)?\.np[0-9]+|mpi\.t_commcache\.multiple\.np2|mpi\.t_coll_matrix\.nb(sync)?\.(two_phase|resonant|direct|independent|auto)\.np2|unit\.($(tr -s ' \n' '|' <<<"$units" | sed 's/|*$//')))\$"
   (cd build/tsan && ctest -R "$re" --output-on-failure --timeout 300) 2>&1 |
     tee "$log" || true
   count

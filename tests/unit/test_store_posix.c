@@ -439,7 +439,7 @@ static void test_staged(int direct)
     struct rio_hints h;
     rio_stats stats;
     const size_t len = ((size_t)5 << 20) + 4099, cap = len + 3 * 4096;
-    unsigned char *w = malloc(len), *page = aligned_alloc(4096, cap + 4096), *r = page + 16;
+    unsigned char *w = malloc(len), *page = NULL;
     MPI_Offset done = -1;
     size_t flen;
 
@@ -452,7 +452,11 @@ static void test_staged(int direct)
         unit_hint(&h, "direct_read", "enable");
         unit_hint(&h, "direct_write", "enable");
     }
-    CHECK(w && page && rio__store_open(&st, path, O_RDWR | O_CREAT, 0644, &h) == 0, "open");
+    CHECK(posix_memalign((void **)&page, 4096, cap) == 0 && w, "alloc");
+    if (!page || !w)
+        return;
+    unsigned char *r = page + 16;
+    CHECK(rio__store_open(&st, path, O_RDWR | O_CREAT, 0644, &h) == 0, "open");
     fill(w, len, 9);
     CHECK(rio__store_pwrite_full(&st, w, len, 0) == 0, "write %zu bytes", len);
     int is_direct = st.ops->is_direct && st.ops->is_direct(&st);
