@@ -93,12 +93,12 @@ static int make(struct rio_capture *c)
         for (int i = 0; k->read && i < k->n; i++)
             want += k->reg[i].len;
         if (!rc && k->read)
-            rc = k->n == 1 ? rio__store_pread_staged(st, k->mem[0].iov_base, k->mem[0].iov_len,
-                                                     k->reg[0].off, &got)
+            rc = k->n == 1 ? rio__store_pread_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
+                                                   k->reg[0].off, &got)
                            : rio__store_read_list(st, k->reg, k->mem, k->n, &got);
         else if (!rc)
-            rc = k->n == 1 ? rio__store_pwrite_staged(st, k->mem[0].iov_base, k->mem[0].iov_len,
-                                                      k->reg[0].off)
+            rc = k->n == 1 ? rio__store_pwrite_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
+                                                    k->reg[0].off)
                            : rio__store_write_list(st, k->reg, k->mem, k->n);
         c->short_by += want - got; /* a read past the end of the file */
         free(k);

@@ -499,9 +499,9 @@ static int one_region(const struct rio_indep_req *req, int *rc, MPI_Offset *done
     char *mem = (char *)req->buf + mi->true_lb;
     MPI_Offset got = req->nbytes;
     if (req->write)
-        *rc = rio__store_pwrite_staged(req->st, mem, (size_t)req->nbytes, first);
+        *rc = rio__store_pwrite_full(req->st, mem, (size_t)req->nbytes, first);
     else
-        *rc = rio__store_pread_staged(req->st, mem, (size_t)req->nbytes, first, &got);
+        *rc = rio__store_pread_full(req->st, mem, (size_t)req->nbytes, first, &got);
     *done = req->write && *rc ? 0 : got;
     rio__indep_count(req, RIO_INDEP_CONTIG, 1);
     if (req->st->stats)

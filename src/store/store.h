@@ -162,7 +162,7 @@ struct rio_store_ops {
 
 #define RIO_STORE_CAP_PAGE_CACHE 0x2u /* transfers copy to or from the kernel's page
                                         cache, some placements of the caller's buffer much
-                                        slower than others (rio__store_pread_staged).  Not
+                                        slower than others (rio__store_pread_full).  Not
                                         passed on by wrappers, whose calls count */
 
 /* Bits of rio_store_ops.notes. */
@@ -178,9 +178,10 @@ struct rio_store {
     struct rio_hints *hints; /* borrowed from the file; lives as long as the file */
     rio_stats *stats;      /* borrowed; may be NULL */
     /* One reusable buffer per open file for the layers above (list batches,
-     * sieve windows): see rio__store_scratch_get.  Reset by rio__store_open,
-     * freed by rio__store_close.  Atomic: a caller and the file's lane may
-     * each want it at once (rio__store_scratch_put compares it). */
+     * sieve windows, staged transfers): see rio__store_scratch_get.  Reset
+     * by rio__store_open, freed by rio__store_close.  Atomic: a caller and
+     * the file's lane may each want it at once (rio__store_scratch_put
+     * compares it). */
     _Atomic(void *) scratch;
     size_t scratch_len;
     atomic_int scratch_busy;
@@ -250,20 +251,16 @@ unsigned rio__store_notes(struct rio_store *st);
  * no progress fails with RIO_E_SHORT.  Each storage call moves at most
  * 1 GiB, so transfers of any size work.  The iovec arrays are not
  * modified.  These helpers are the one place that adds to st->stats'
- * bytes_accessed and time_storage: callers must not count those again.  */
+ * bytes_accessed and time_storage: callers must not count those again.
+ * On RIO_STORE_CAP_PAGE_CACHE storage not opened O_DIRECT, a contiguous
+ * transfer (pread_full, pwrite_full) of 16 KiB or more whose buffer and
+ * file offset lie where the kernel's copy is slow (store.c: 1-31 bytes
+ * apart within a page, as a malloc'd buffer at a page-aligned offset)
+ * goes in pieces through the file's scratch buffer, counted and traced as
+ * one request: 3x faster, measured here. */
 int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
                           MPI_Offset *done);
 int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
-/** rio__store_pread_full and rio__store_pwrite_full for the caller's
- *  memory (not a buffer of the engine's, whose place it chooses): on
- *  RIO_STORE_CAP_PAGE_CACHE storage not opened O_DIRECT, a transfer of
- *  16 KiB or more whose buffer and file offset lie where the kernel's copy
- *  is slow (store.c: 1-31 bytes apart within a page, as a malloc'd buffer
- *  at a page-aligned offset) goes in pieces through the file's scratch
- *  buffer; 3x faster, measured here.  Otherwise the same call. */
-int rio__store_pread_staged(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
-                            MPI_Offset *done);
-int rio__store_pwrite_staged(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
 int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
                            MPI_Offset *done);
 int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off);

@@ -209,8 +209,8 @@ int rio__store_wrap_open(struct rio_store *st, struct rio_store_wrap *w,
     MAY(write_view);
     MAY(read_view);
     /* what the inner driver promises of its views holds for the wrapped
-     * file, which forwards them; staged reads would multiply the calls a
-     * wrapper counts or delays */
+     * file, which forwards them; staged transfers would multiply the calls
+     * a wrapper counts or delays */
     t->caps = iops->caps & (t->write_view && t->read_view ? ~0u : ~RIO_STORE_CAP_OWN_VIEWS) &
               ~RIO_STORE_CAP_PAGE_CACHE;
     st->priv = w;

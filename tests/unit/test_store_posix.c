@@ -425,9 +425,10 @@ static void test_write_cap(void)
     printf("ok - buffered writes of at most 1 MiB per call\n");
 }
 
-/* rio__store_pread_staged and rio__store_pwrite_staged: a transfer of 16
- * KiB or more whose buffer lies 1-31 bytes past its file offset within a
- * page (a read; the reverse for a write) goes through the scratch buffer,
+/* Staged transfers of rio__store_pread_full and rio__store_pwrite_full: a
+ * transfer of 16 KiB or more whose buffer lies 1-31 bytes past its file
+ * offset within a page (a read; the reverse for a write) goes through the
+ * scratch buffer,
  * left kept afterwards (the sign it was used), with the bytes, the count at
  * the end of the file and one request's bytes in the counters; other
  * placements, smaller transfers, O_DIRECT files and wrapped files go
@@ -469,19 +470,21 @@ static void test_staged(int direct)
     } straight[] = {{16, len - 16, 16}, {48, len - 16, 16}, {16, (16 << 10) - 1, 0}};
     for (int i = 0; i < 3; i++) {
         memset(page, 0xEE, cap);
-        CHECK(rio__store_pread_staged(&st, page + straight[i].at, straight[i].n, straight[i].off,
-                                      &done) == 0 &&
+        CHECK(rio__store_pread_full(&st, page + straight[i].at, straight[i].n, straight[i].off,
+                                    &done) == 0 &&
                   done == (MPI_Offset)straight[i].n &&
                   !memcmp(page + straight[i].at, w + straight[i].off, straight[i].n),
               "read %d", i);
-        CHECK(st.scratch == NULL, "read %d (%zu bytes, buffer %zu past a page, offset %lld) is "
-              "not staged", i, straight[i].n, straight[i].at, (long long)straight[i].off);
+        CHECK(st.scratch == NULL,
+              "read %d (%zu bytes, buffer %zu past a page, offset %lld) is "
+              "not staged",
+              i, straight[i].n, straight[i].at, (long long)straight[i].off);
     }
 
     /* 16 bytes past: staged, across the end of the file */
     memset(page, 0xEE, cap);
     stats.bytes_accessed = 0;
-    CHECK(rio__store_pread_staged(&st, r, cap - 16, 0, &done) == 0, "a read across the end");
+    CHECK(rio__store_pread_full(&st, r, cap - 16, 0, &done) == 0, "a read across the end");
     CHECK(done == (MPI_Offset)len, "it reads %lld bytes, expected %zu", (long long)done, len);
     int tail = 1;
     for (size_t i = len; i < cap - 16; i++)
@@ -493,12 +496,11 @@ static void test_staged(int direct)
     if (!is_direct) { /* the scratch buffer busy: its own buffer for the pieces */
         void *busy = rio__store_scratch_get(&st, 64);
         memset(page, 0xEE, cap);
-        CHECK(busy && rio__store_pread_staged(&st, r + 5, len - 5, 5, &done) == 0 &&
+        CHECK(busy && rio__store_pread_full(&st, r + 5, len - 5, 5, &done) == 0 &&
                   done == (MPI_Offset)len - 5 && !memcmp(r + 5, w + 5, len - 5),
               "a read while the scratch buffer is in use");
         rio__store_scratch_put(&st, busy);
-        CHECK(rio__store_pread_staged(&st, r, (size_t)8 << 20, (MPI_Offset)len + 4096, &done) ==
-                      0 &&
+        CHECK(rio__store_pread_full(&st, r, (size_t)8 << 20, (MPI_Offset)len + 4096, &done) == 0 &&
                   done == 0,
               "a read past the end reads nothing");
     }
@@ -508,9 +510,9 @@ static void test_staged(int direct)
     memset(&st, 0, sizeof st);
     CHECK(rio__store_open(&st, path, O_RDWR, 0644, &h) == 0, "reopen");
     memcpy(r, w, len);
-    CHECK(rio__store_pwrite_staged(&st, r, len - 100, 32) == 0, "a write 16 bytes past");
-    CHECK((st.scratch != NULL) == !is_direct, "the write staged %s", is_direct ? "on O_DIRECT"
-                                                                              : "not");
+    CHECK(rio__store_pwrite_full(&st, r, len - 100, 32) == 0, "a write 16 bytes past");
+    CHECK((st.scratch != NULL) == !is_direct, "the write staged %s",
+          is_direct ? "on O_DIRECT" : "not");
     CHECK(rio__store_close(&st) == 0, "close");
     unsigned char *f = slurp(path, &flen);
     CHECK(f && flen == len && !memcmp(f, w, 32) && !memcmp(f + 32, w, len - 100) &&
@@ -523,7 +525,7 @@ static void test_staged(int direct)
     snprintf(name, sizeof name, "delay:posix:%s", path);
     CHECK(rio__store_open(&wst, name, O_RDONLY, 0644, &h) == 0, "open %s", name);
     memset(page, 0xEE, cap);
-    CHECK(rio__store_pread_staged(&wst, r, 4096 * 8, 0, &done) == 0 && done == 4096 * 8 &&
+    CHECK(rio__store_pread_full(&wst, r, 4096 * 8, 0, &done) == 0 && done == 4096 * 8 &&
               !memcmp(r, w, 32),
           "a read through a wrapper");
     CHECK(wst.scratch == NULL, "a wrapped file's read is not staged");
