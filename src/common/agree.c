@@ -30,7 +30,6 @@ int rio__agree_gather_ranks(int ranks)
     return old;
 }
 
-
 /* A rank's key: the maximum over the ranks picks the lowest rank with a
  * cause of its own; only if there is none, the lowest that saw another
  * rank fail (keys are negated, so the maximum is the smallest). */
