@@ -171,13 +171,17 @@ static int is_suite(int argc, char **argv, int i, const char *name)
 #ifndef RIO_VALIDATE_TOOL
 #define RIO_VALIDATE_TOOL "resonio-validate"
 #endif
+#ifndef RIO_OVERLAP_TOOL
+#define RIO_OVERLAP_TOOL "resonio-overlap"
+#endif
 #ifndef RIO_SIM_TOOL
 #define RIO_SIM_TOOL "resonio-sim"
 #endif
 
-/* The scale, validate and sim suites launch benches themselves, one run
- * after another (resonio-scale, resonio-validate and resonio-sim, scripts
- * beside the bench's sources): this process only hands over, before
+/* The scale, validate and sim suites and the overlap suite's -all launch
+ * benches themselves, one run after another (resonio-scale,
+ * resonio-validate, resonio-sim and resonio-overlap, scripts beside the
+ * bench's sources): this process only hands over, before
  * MPI_Init, with its own path and the arguments but the suite's. */
 static int script_main(int argc, char **argv, const char *suite, const char *tool)
 {
@@ -217,8 +221,12 @@ int main(int argc, char **argv)
     /* the overlap suite is a program of its own (overlap.c): it asks for
      * MPI_THREAD_MULTIPLE at MPI_Init_thread */
     for (int i = 1; i < argc; i++) {
-        if (is_suite(argc, argv, i, "overlap"))
+        if (is_suite(argc, argv, i, "overlap")) {
+            for (int j = 1; j < argc; j++)
+                if (!strcmp(argv[j], "-all"))
+                    return script_main(argc, argv, "overlap", RIO_OVERLAP_TOOL);
             return bench_overlap_main(argc, argv);
+        }
         if (is_suite(argc, argv, i, "scale"))
             return script_main(argc, argv, "scale", RIO_SCALE_TOOL);
         if (is_suite(argc, argv, i, "validate"))

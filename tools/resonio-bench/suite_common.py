@@ -1,6 +1,6 @@
-"""Helpers shared by the scripts behind resonio-bench's --suite validate and
---suite sim: finding the builds, running the SMPI build, reading the bench's
-JSON."""
+"""Helpers shared by the scripts behind resonio-bench's --suite validate,
+--suite sim and --suite overlap -all: finding the builds, running the SMPI
+build, reading the bench's JSON."""
 import glob
 import json
 import math
@@ -54,6 +54,21 @@ def find_smpi(smpi, root):
             return os.path.abspath(run), os.path.abspath(bench)
     die("no SMPI build found (%s): configure one with -DRESONIO_SMPI=ON and name it "
         "with --smpi" % (", ".join(cands) or "none beside %s" % root))
+
+
+def find_mpi_build(mpi, root):
+    """(resonio-bench, build directory) of a build for MPI library mpi beside
+    root: its CMakeCache.txt names mpi, and it is no SMPI, sanitizer or
+    ThreadSanitizer build."""
+    for cache in sorted(glob.glob(os.path.join(os.path.dirname(root), "*", "CMakeCache.txt"))):
+        d = os.path.dirname(cache)
+        bench = os.path.join(d, "tools", "resonio-bench", "resonio-bench")
+        if (cache_value(d, "RESONIO_MPI") == mpi and os.path.exists(bench) and
+                all(cache_value(d, k) not in ("ON", "TRUE", "1")
+                    for k in ("RESONIO_SMPI", "RESONIO_SANITIZE", "RESONIO_TSAN"))):
+            return os.path.abspath(bench), d
+    die("no build of resonio-bench for %s beside %s: build one (./run.sh main --suite overlap "
+        "builds both) or name its resonio-bench with --other" % (mpi, root))
 
 
 def quant(xs, q):
