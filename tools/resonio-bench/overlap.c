@@ -4,7 +4,8 @@
  * the MPI library's own MPI-IO in one run.
  *
  *   resonio-bench --suite overlap [-size S] [-rounds N] [-warmup W]
- *                 [-compute cpu|sleep] [-thread multiple|single] [-dir D] [-o O]
+ *                 [-compute cpu|sleep] [-thread multiple|single] [-kinds LIST]
+ *                 [-dir D] [-o O]
  *
  * The process asks for MPI_THREAD_MULTIPLE (resonio's collective calls run
  * wholly in the background only there; the MPI library's own MPI-IO gets
@@ -35,7 +36,8 @@
  * blocking calls of it, untimed (for resonio's auto: the calls its
  * selector examines strategies on, which below MULTIPLE keep nothing for
  * the background); the table names the strategy resonio's collective
- * call ran in the median round.  Every write is checked byte by byte in the file (a
+ * call ran in the median round (-kinds LIST runs only the kinds named:
+ * iwrite_at, ..., split_write, split_read).  Every write is checked byte by byte in the file (a
  * pattern of the offset and the round, read back with pread) and every
  * read in its buffer.  The data files are removed at the end.
  *
@@ -72,6 +74,8 @@ static const char *const impl_name[NIMPLS] = {"native", "resonio"};
 struct result {
     double io, cpu, total, issue, wait; /* the median round's, seconds */
     double hidden, slower;
+    double round_hidden[MAX_ROUNDS], round_wait[MAX_ROUNDS]; /* every round's */
+    int rounds;                                              /* 0: the kind did not run */
     int ok;
     char strategy[32]; /* resonio's collective call's in that round, or "" */
 };
@@ -346,7 +350,10 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
     MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     *res = (struct result){.io = io[m], .cpu = cpu[m], .total = total[m], .issue = issue[m],
                            .wait = wait[m], .hidden = h[m],
-                           .slower = total[m] / (io[m] + cpu[m]), .ok = !fails && !bad};
+                           .slower = total[m] / (io[m] + cpu[m]), .rounds = rounds,
+                           .ok = !fails && !bad};
+    memcpy(res->round_hidden, h, sizeof(double) * (size_t)rounds);
+    memcpy(res->round_wait, wait, sizeof(double) * (size_t)rounds);
     snprintf(res->strategy, sizeof res->strategy, "%s", strategy[m]);
     return bad + fails;
 }
@@ -371,20 +378,59 @@ static void write_json(const char *name, const struct bench_meta *meta, int mult
             "\"cores\": %ld, \"verified\": %s, \"rows\": [",
             meta->mpi, nprocs, multiple ? "multiple" : "single", sleeping ? "sleep" : "cpu", size,
             rounds, warmup, sysconf(_SC_NPROCESSORS_ONLN), verified ? "true" : "false");
+    const char *sep = "";
     for (int k = 0; k < NKINDS; k++)
         for (int i = 0; i < NIMPLS; i++) {
             const struct result *r = &res[i][k];
+            if (!r->rounds)
+                continue;
             fprintf(f,
                     "%s\n  {\"kind\": \"%s\", \"impl\": \"%s\", \"io\": %.6f, \"cpu\": %.6f, "
                     "\"issue\": %.6f, \"wait\": %.6f, \"total\": %.6f, \"hidden\": %.4f, "
-                    "\"slower\": %.4f, \"verified\": %s, \"strategy\": \"%s\"}",
-                    k || i ? "," : "", kind_name[k], impl_name[i], r->io, r->cpu, r->issue,
-                    r->wait, r->total, r->hidden, r->slower, r->ok ? "true" : "false",
-                    r->strategy);
+                    "\"slower\": %.4f, \"verified\": %s, \"strategy\": \"%s\", "
+                    "\"round_hidden\": [",
+                    sep, kind_name[k], impl_name[i], r->io, r->cpu, r->issue, r->wait, r->total,
+                    r->hidden, r->slower, r->ok ? "true" : "false", r->strategy);
+            for (int j = 0; j < r->rounds; j++)
+                fprintf(f, "%s%.4f", j ? ", " : "", r->round_hidden[j]);
+            fprintf(f, "], \"round_wait\": [");
+            for (int j = 0; j < r->rounds; j++)
+                fprintf(f, "%s%.6f", j ? ", " : "", r->round_wait[j]);
+            fprintf(f, "]}");
+            sep = ",";
         }
     fprintf(f, "\n]}\n");
     if (fclose(f))
         fprintf(stderr, "resonio-bench overlap: %s: %s\n", name, strerror(errno));
+}
+
+/* -kinds: the kinds to run (default every one); 0, or -1 for a name that
+ * is none (the table's names, "split_write" for "split write") */
+static int run_it[NKINDS] = {1, 1, 1, 1, 1, 1};
+static int parse_kinds(const char *list)
+{
+    int want[NKINDS] = {0}, any = 0;
+    char copy[256];
+    if (snprintf(copy, sizeof copy, "%s", list) >= (int)sizeof copy)
+        return -1;
+    for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int k = 0;
+        for (; k < NKINDS; k++) {
+            char name[32];
+            snprintf(name, sizeof name, "%s", kind_name[k]);
+            for (char *c = name; *c; c++)
+                *c = *c == ' ' ? '_' : *c;
+            if (!strcmp(t, name))
+                break;
+        }
+        if (k == NKINDS)
+            return -1;
+        want[k] = any = 1;
+    }
+    if (!any)
+        return -1;
+    memcpy(run_it, want, sizeof run_it);
+    return 0;
 }
 
 static int usage_error(const char *msg)
@@ -392,8 +438,8 @@ static int usage_error(const char *msg)
     if (rank == 0)
         fprintf(stderr,
                 "resonio-bench: %s\nusage: resonio-bench --suite overlap [-size S] [-rounds N] "
-                "[-warmup W] "
-                "[-compute cpu|sleep] [-thread multiple|single] [-dir D] [-o O]\n",
+                "[-warmup W] [-compute cpu|sleep] [-thread multiple|single] [-kinds LIST] "
+                "[-dir D] [-o O]\n       resonio-bench --suite overlap -all [--help]\n",
                 msg);
     MPI_Finalize();
     return 2;
@@ -436,6 +482,10 @@ int bench_overlap_main(int argc, char **argv)
             if (bench_parse_number(v, &num) || num < 0 || num > 100)
                 return usage_error("-warmup must be 0 to 100");
             warmup = (int)num;
+        } else if (!strcmp(a, "-kinds")) {
+            if (parse_kinds(v))
+                return usage_error("-kinds takes a comma list of iwrite_at, iread_at, "
+                                   "iwrite_at_all, iread_at_all, split_write, split_read");
         } else if (!strcmp(a, "-dir")) {
             dir = v;
         } else if (!strcmp(a, "-o")) {
@@ -489,6 +539,7 @@ int bench_overlap_main(int argc, char **argv)
     }
 
     struct result res[NIMPLS][NKINDS];
+    memset(res, 0, sizeof res);
     long long bad = 0;
     for (int i = 0; i < NIMPLS; i++) {
         struct file f = {.impl = i, .nf = MPI_FILE_NULL, .rf = RIO_FILE_NULL};
@@ -509,8 +560,9 @@ int bench_overlap_main(int argc, char **argv)
         static const enum kind order[NKINDS] = {IREAD_AT,  IREAD_AT_ALL,  SPLIT_READ,
                                                 IWRITE_AT, IWRITE_AT_ALL, SPLIT_WRITE};
         for (int j = 0; j < NKINDS; j++)
-            bad += run_kind(&f, path[i], order[j], buf, tmp, size, rounds, warmup, rate,
-                            &res[i][order[j]]);
+            if (run_it[order[j]])
+                    bad += run_kind(&f, path[i], order[j], buf, tmp, size, rounds, warmup, rate,
+                                &res[i][order[j]]);
         bad += f_close(&f) != MPI_SUCCESS;
         if (rank == 0)
             unlink(path[i]);
@@ -552,6 +604,8 @@ int bench_overlap_main(int argc, char **argv)
             for (int k = 0; k < NKINDS; k++)
                 for (int i = 0; i < NIMPLS; i++) {
                     const struct result *r = &res[i][k];
+                    if (!r->rounds)
+                        continue;
                     fprintf(to[t],
                             "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f %% | %.2f | %s "
                             "| %s |\n",
