@@ -21,8 +21,8 @@
  *   compute   a CPU loop alone, sized to last T_io (calibrated before the
  *             rounds, and sized again in a round where alone it ran
  *             shorter than T_io; it is a fixed amount of work, so I/O that
- *             takes the CPU from it makes it last longer): T_cpu.  With -compute
- *             sleep the program sleeps that long instead (a program that
+ *             takes the CPU from it makes it last longer): T_cpu.  With
+ *             -compute sleep the program sleeps that long instead (a program that
  *             waits on something else, leaving the cores to the I/O)
  *   overlap   the nonblocking call (or the begin), the same loop, the wait
  *             (or the end): T_total, split into issue, compute and wait
@@ -37,9 +37,9 @@
  * selector examines strategies on, which below MULTIPLE keep nothing for
  * the background); the table names the strategy resonio's collective
  * call ran in the median round (-kinds LIST runs only the kinds named:
- * iwrite_at, ..., split_write, split_read).  Every write is checked byte by byte in the file (a
- * pattern of the offset and the round, read back with pread) and every
- * read in its buffer.  The data files are removed at the end.
+ * iwrite_at, ..., split_write, split_read).  Every write is checked byte
+ * by byte in the file (a pattern of the offset and the round, read back
+ * with pread) and every read in its buffer.  The data files are removed at the end.
  *
  * Output: a table on stdout, and overlap-<mpi>-np<N>-<computation>[-single]
  * .md and .json in the output directory (default bench-results/<time>);
@@ -297,9 +297,9 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
         bad += w ? differ_in_file(path, tmp, size, off, data) : differ(buf, size, off, data);
 
         /* the computation lasts at least T_io (the issue's condition): a
-         * loop that ran shorter than calibrated (the clock's speed moves)
-         * is sized again from its own rate; every rank sees the same
-         * times, so every rank decides alike */
+         * loop that ran shorter than calibrated is sized again from its
+         * own rate; every rank sees the same times, so every rank
+         * decides alike */
         long long units = (long long)(io[r] * rate) + 1;
         for (int tries = 0;; tries++) {
             MPI_Barrier(MPI_COMM_WORLD);
@@ -561,7 +561,7 @@ int bench_overlap_main(int argc, char **argv)
                                                 IWRITE_AT, IWRITE_AT_ALL, SPLIT_WRITE};
         for (int j = 0; j < NKINDS; j++)
             if (run_it[order[j]])
-                    bad += run_kind(&f, path[i], order[j], buf, tmp, size, rounds, warmup, rate,
+                bad += run_kind(&f, path[i], order[j], buf, tmp, size, rounds, warmup, rate,
                                 &res[i][order[j]]);
         bad += f_close(&f) != MPI_SUCCESS;
         if (rank == 0)
