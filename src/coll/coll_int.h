@@ -162,6 +162,9 @@ struct rio_coll_plan {
     MPI_Offset round_bytes;       /* coordinates per round per aggregator */
     int nrounds;                  /* set by the engine */
     enum rio_coll_rmw rmw;        /* writes: how rounds with holes are written */
+    int failed;                   /* this rank's plan failed (its error, the plan emptied):
+                                     the exchange takes part in its collectives, reports
+                                     the failure at its setup and makes no rounds */
     int *bypass;                  /* per rank, may be NULL: does its own I/O */
     int *prev_agent;              /* per aggregator, may be NULL: the aggregator that must
                                      issue before this one in each round (timed agents);
@@ -204,6 +207,9 @@ struct rio_coll_strategy {
                                      fail and the ranks need not agree on it; auto does
                                      not examine it where collective buffering is forced
                                      or the call writes tiny regions (strategy.c) */
+    int exchanges;                /* its plan's mode is always EXCHANGE: a write's plan
+                                     failure is agreed on at the exchange's setup, one
+                                     collective fewer per call (coll.c) */
     /* Fill plan (zeroed, mode EXCHANGE); may choose another mode. */
     int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
     /* What auto asks of it, over a call whose summary is in; each the same
@@ -483,8 +489,9 @@ struct rio_coll_ctx {
     /* the call in flight, for its agreement */
     MPI_Offset agree[RIO_COLL_AGREE_VALS]; /* carried by the agreement, maximum over the ranks */
     int call_selected;       /* the selector chose its strategy */
-    int call_kept;           /* its storage transfers were kept for later (rio_coll_req's
-                                uncapture): its time is not the selector's */
+    int call_unmeasured;     /* its time is not the selector's: its storage transfers
+                                were kept for later (rio_coll_req's uncapture), or it ran
+                                beside the program once decided (beside) */
     int call_alone;          /* ... one where each rank served itself */
     MPI_Offset call_total;   /* all ranks' bytes */
     struct rio_coll_strat_count counts[16];
@@ -510,7 +517,8 @@ MPI_Comm rio__coll_node_comm(const struct rio_coll_ctx *ctx);
 void rio__coll_gather_names(struct rio_coll_ctx *ctx, const struct rio_hints *h);
 
 /* ---- exchange.c ---------------------------------------------------------------- */
-/** Run an EXCHANGE plan.  Collective.  Returns this rank's error. */
+/** Run an EXCHANGE plan (a failed one too: p->failed, where its setup
+ *  agreement stops every rank).  Collective.  Returns this rank's error. */
 int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p);
 
 #endif /* RIO_COLL_INT_H */

@@ -1237,7 +1237,7 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     struct engine e;
     struct batch batch;
     struct inflight fr = {0}, fa = {0};
-    int rc = 0;
+    int rc = p->failed; /* an empty plan: only the setup's collectives */
     memset(&e, 0, sizeof e);
     batch.n = 0;
     e.batch = &batch;
@@ -1256,7 +1256,7 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
         p->nrounds = RIO_MAX(p->nrounds, rounds);
     }
     e.mine = rio__calloc((size_t)p->naggs, sizeof *e.mine);
-    if (!e.mine)
+    if (!e.mine && !rc)
         rc = RIO_E_NOMEM;
     if (!rc)
         rc = rio__coll_cut_pieces(c, p, e.mine);

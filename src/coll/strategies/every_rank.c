@@ -55,6 +55,7 @@ static int early(const struct rio_coll_call *c)
 
 const struct rio_coll_strategy rio__strategy_every_rank = {
     .name = "every_rank",
+    .exchanges = 1,
     .plan = plan,
     .applies = applies,
     .early = early,

@@ -35,5 +35,6 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 
 const struct rio_coll_strategy rio__strategy_node_first = {
     .name = "node_first",
+    .exchanges = 1,
     .plan = plan,
 };

@@ -20,6 +20,7 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 
 const struct rio_coll_strategy rio__strategy_target_first = {
     .name = "target_first",
+    .exchanges = 1,
     .needs_layout = 1,
     .plan = plan,
 };
