@@ -135,11 +135,11 @@ void rio__coll_settle(struct rio_coll_ctx *ctx, const MPI_Offset *vals, int err)
 {
     int kept = !vals[0] && (vals[1] == RIO_COLL_NO_SHIFT || vals[1] == -vals[2]);
     double t = (double)vals[3] / 1e9;
-    if (ctx->call_selected && ctx->sel && !ctx->call_kept)
+    if (ctx->call_selected && ctx->sel && !ctx->call_unmeasured)
         rio__select_record(ctx->sel, !err && kept && t > 0 ? (double)ctx->call_total / t : 0);
     ctx->steady = !err && kept && ctx->call_selected && ctx->call_alone;
     ctx->call_selected = 0;
-    ctx->call_kept = 0;
+    ctx->call_unmeasured = 0;
 }
 
 /* Contract in coll.h. */

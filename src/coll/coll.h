@@ -35,6 +35,11 @@ struct rio_coll_req {
     MPI_Offset file_start;   /* stream byte of the view where this rank starts */
     MPI_Offset nbytes;       /* 0 for a rank with nothing (or a local error) */
     int atomic;              /* atomic mode: no aggregation */
+    int beside;              /* the call runs beside the program (a file's lane): once
+                                the selector has decided its signature, its time is not
+                                recorded (the program shares the cores, and each rank's
+                                lane starts the call when its thread runs), so it starts
+                                no re-examination */
     /* Non-NULL when st keeps the call's storage transfers to make them
      * later (the file layer's nonblocking collective calls below
      * MPI_THREAD_MULTIPLE): the engine calls it, making st go through,

@@ -314,6 +314,7 @@ static int coll_core(rio_file *fh, MPI_Comm comm, int err, int write, MPI_Offset
         .file_start = pos * fh->etype_size,
         .nbytes = dt ? nbytes : 0,
         .atomic = fh->atomic,
+        .beside = comm != fh->comm, /* the lane's duplicate */
     };
     return rio__coll_rw(&fh->coll, &r, res);
 }

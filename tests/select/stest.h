@@ -155,8 +155,9 @@ static inline long long st_off(int k, int j, int r)
  * the write succeeded on this rank.  A barrier first: the selector times
  * a call on every rank from its entry, so a rank that entered early would
  * count the time the test's own bookkeeping kept another rank busy.
+ * nonblocking: rio_file_iwrite_at_all and MPI_Wait instead.
  */
-static inline int st_call(struct st_file *f, int m)
+static inline int st_call_as(struct st_file *f, int m, int nonblocking)
 {
     int k = f->ncalls;
     if (k >= ST_MAXCALLS) {
@@ -168,8 +169,15 @@ static inline int st_call(struct st_file *f, int m)
     MPI_Status st;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    int ok = RT_OK(rio_file_write_at_all(f->fh, (MPI_Offset)k * ST_N * ST_B, f->buf, m * ST_B,
-                                         MPI_BYTE, &st));
+    MPI_Offset at = (MPI_Offset)k * ST_N * ST_B;
+    int ok;
+    if (nonblocking) {
+        MPI_Request req;
+        ok = RT_OK(rio_file_iwrite_at_all(f->fh, at, f->buf, m * ST_B, MPI_BYTE, &req)) &&
+             RT_OK(MPI_Wait(&req, &st));
+    } else {
+        ok = RT_OK(rio_file_write_at_all(f->fh, at, f->buf, m * ST_B, MPI_BYTE, &st));
+    }
     f->t[k] = MPI_Wtime() - t0;
     struct rio_coll_info ci;
     memset(&ci, 0, sizeof ci);
@@ -179,6 +187,11 @@ static inline int st_call(struct st_file *f, int m)
     f->m[k] = m;
     f->ncalls++;
     return ok;
+}
+
+static inline int st_call(struct st_file *f, int m)
+{
+    return st_call_as(f, m, 0);
 }
 
 /** The slowest rank's seconds in each call so far, into out[0..ncalls):
