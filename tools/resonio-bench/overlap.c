@@ -75,9 +75,11 @@ struct result {
     double io, cpu, total, issue, wait; /* the median round's, seconds */
     double hidden, slower;
     double round_hidden[MAX_ROUNDS], round_wait[MAX_ROUNDS]; /* every round's */
-    int rounds;                                              /* 0: the kind did not run */
+    double round_issue[MAX_ROUNDS];
+    int rounds; /* 0: the kind did not run */
     int ok;
-    char strategy[32]; /* resonio's collective call's in that round, or "" */
+    char strategy[32];                   /* resonio's collective call's in that round, or "" */
+    char round_strategy[MAX_ROUNDS][32]; /* and in every round */
 };
 
 static int rank, nprocs;
@@ -354,6 +356,8 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
                            .ok = !fails && !bad};
     memcpy(res->round_hidden, h, sizeof(double) * (size_t)rounds);
     memcpy(res->round_wait, wait, sizeof(double) * (size_t)rounds);
+    memcpy(res->round_issue, issue, sizeof(double) * (size_t)rounds);
+    memcpy(res->round_strategy, strategy, sizeof strategy[0] * (size_t)rounds);
     snprintf(res->strategy, sizeof res->strategy, "%s", strategy[m]);
     return bad + fails;
 }
@@ -396,6 +400,12 @@ static void write_json(const char *name, const struct bench_meta *meta, int mult
             fprintf(f, "], \"round_wait\": [");
             for (int j = 0; j < r->rounds; j++)
                 fprintf(f, "%s%.6f", j ? ", " : "", r->round_wait[j]);
+            fprintf(f, "], \"round_issue\": [");
+            for (int j = 0; j < r->rounds; j++)
+                fprintf(f, "%s%.6f", j ? ", " : "", r->round_issue[j]);
+            fprintf(f, "], \"round_strategy\": [");
+            for (int j = 0; j < r->rounds; j++)
+                fprintf(f, "%s\"%s\"", j ? ", " : "", r->round_strategy[j]);
             fprintf(f, "]}");
             sep = ",";
         }
