@@ -6,13 +6,17 @@
  *                by view arithmetic, without walking the request
  *                (summary.c); a fine-grained memory side is packed first
  *                (request.c)
- *   3. summary   one allgather of each rank's extent, bytes and regions
+ *   3. summary   one allgather (above 8 ranks a gather and a broadcast)
+ *                of each rank's extent, bytes and regions
  *                (with bytes per target when the strategy needs them); with
  *                same_io_size and contiguous_data an allreduce that checks
  *                the claim replaces it and ranks compute each other's
  *                requests (summary.c); under auto the steady path may skip
  *                it and the selector picks (auto.c)
- *   4. plan      the strategy's choices (coll_int.h, strategies/)
+ *   4. plan      the strategy's choices (coll_int.h, strategies/), agreed
+ *                on by one allreduce that also carries a read's file size;
+ *                a write of a strategy that always exchanges agrees on it
+ *                at the exchange's setup instead
  *   5. run       exchange rounds (exchange.c, pieces.c), which walk the
  *                request as runs contiguous in file and memory, in file
  *                order (request.c), and cut them into pieces per
