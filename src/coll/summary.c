@@ -114,12 +114,12 @@ static int summary_computed(struct rio_coll_call *c, int ok)
 #define SUMMARY_STACK 256
 
 /* Above this many ranks the rows go to rank 0 and back (a gather and a
- * broadcast) rather than in one allgather: the same bytes in far fewer
+ * broadcast) rather than in one allgather: the same bytes in fewer
  * messages.  Counted at 128 ranks on 8 hosts (Open MPI, resonio-bench
- * --suite scale): the allgather of 40-byte rows made about 16 messages
- * per rank, a write under two_phase 21.9 metadata messages per rank in
- * all against OMPIO's 20.  On a few ranks the allgather's one step is the
- * cheaper (the agreement switches at the same count, agree.c). */
+ * --suite scale, demo): a write under two_phase made 21.9 metadata
+ * messages per rank with the allgather, 16.9 with these (OMPIO: 20).  On
+ * a few ranks the allgather's one step is the cheaper (the agreement
+ * switches at the same count, agree.c). */
 #define SUMMARY_TREE_RANKS 8
 
 /* Every rank's w words of mine into all, in rank order.  Collective. */

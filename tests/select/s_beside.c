@@ -23,20 +23,14 @@
  */
 #include "stest.h"
 
-static int multiple_asked(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-multiple"))
-            return 1;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     st_clean_env();
     rt_init(&argc, &argv);
     double t0 = MPI_Wtime();
-    const char *level = multiple_asked(argc, argv) ? "MULTIPLE" : "below MULTIPLE";
+    int provided;
+    MPI_Query_thread(&provided); /* rt_init asks for MULTIPLE with -multiple */
+    const char *level = provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE";
     struct st_file f;
     MPI_Info info = rt_info("resonio_select_candidates", "two_phase,independent",
                             "resonio_select_calls", "1", "resonio_select_threshold", "0.7",
