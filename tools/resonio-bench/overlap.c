@@ -364,6 +364,13 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
 
 /* ---- the suite ---------------------------------------------------------------- */
 
+/* n numbers of v, comma-separated, each printed with fmt ("%s%.4f"). */
+static void json_numbers(FILE *f, const double *v, int n, const char *fmt)
+{
+    for (int j = 0; j < n; j++)
+        fprintf(f, fmt, j ? ", " : "", v[j]);
+}
+
 /* The run's figures for resonio-overlap, which puts every MPI's, rank
  * count's and thread level's runs in one table: the run's settings and,
  * per kind and implementation, the median round's figures. */
@@ -395,14 +402,11 @@ static void write_json(const char *name, const struct bench_meta *meta, int mult
                     "\"round_hidden\": [",
                     sep, kind_name[k], impl_name[i], r->io, r->cpu, r->issue, r->wait, r->total,
                     r->hidden, r->slower, r->ok ? "true" : "false", r->strategy);
-            for (int j = 0; j < r->rounds; j++)
-                fprintf(f, "%s%.4f", j ? ", " : "", r->round_hidden[j]);
+            json_numbers(f, r->round_hidden, r->rounds, "%s%.4f");
             fprintf(f, "], \"round_wait\": [");
-            for (int j = 0; j < r->rounds; j++)
-                fprintf(f, "%s%.6f", j ? ", " : "", r->round_wait[j]);
+            json_numbers(f, r->round_wait, r->rounds, "%s%.6f");
             fprintf(f, "], \"round_issue\": [");
-            for (int j = 0; j < r->rounds; j++)
-                fprintf(f, "%s%.6f", j ? ", " : "", r->round_issue[j]);
+            json_numbers(f, r->round_issue, r->rounds, "%s%.6f");
             fprintf(f, "], \"round_strategy\": [");
             for (int j = 0; j < r->rounds; j++)
                 fprintf(f, "%s\"%s\"", j ? ", " : "", r->round_strategy[j]);
