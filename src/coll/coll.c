@@ -15,8 +15,10 @@
  *                it and the selector picks (auto.c)
  *   4. plan      the strategy's choices (coll_int.h, strategies/), agreed
  *                on by one allreduce that also carries a read's file size;
- *                a write of a strategy that always exchanges agrees on it
- *                at the exchange's setup instead
+ *                a call of a strategy that always exchanges agrees on it
+ *                at the exchange's setup instead (a read then has its
+ *                file size from the summary, when the hints force the
+ *                strategy)
  *   5. run       exchange rounds (exchange.c, pieces.c), which walk the
  *                request as runs contiguous in file and memory, in file
  *                order (request.c), and cut them into pieces per
@@ -26,7 +28,8 @@
  *                (direct), the independent chooser, ranks taking turns in
  *                groups (token), or agents prefetching before every rank
  *                reads its own data.  A read's exchange first cuts each
- *                rank's request at end of file (one allreduce of the size),
+ *                rank's request at end of file (the size agreed by the
+ *                summary or the plan's allreduce),
  *                so the rounds never touch a caller's bytes past what was
  *                read
  *   6. record    what this rank saw of the call, which rio__coll_last
@@ -92,6 +95,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     c.req = req;
     c.rank = ctx->rank;
     c.nprocs = ctx->nprocs;
+    c.size_max = -2;
     rio__store_layout(req->st, &c.layout);
     c.tg = (struct rio_coll_targets){.T = c.layout.count, .unit = c.layout.unit,
                                      .count = c.layout.count};
@@ -144,7 +148,10 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         rio__coll_targets(&c); /* first: the summary counts bytes per target */
         int may_compute = rio__coll_settings(req->hints)->same_io_size &&
                           rio__coll_settings(req->hints)->contiguous_data;
-        rc = rio__coll_summary(&c, c.layout.known, may_compute);
+        /* a read that will exchange takes the file size along (its
+         * agreement then rides on the exchange's setup, as a write's) */
+        int want_size = !req->write && forced && forced->exchanges;
+        rc = rio__coll_summary(&c, c.layout.known, want_size, may_compute);
         if (rc)
             goto out;
         if (is_auto)
@@ -193,16 +200,17 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     double cpu0 = rio__cpu_now();
     rc = s->plan(&c, &plan);
     c.t_plan = rio__cpu_now() - cpu0;
-    /* an exchanging read's file size, when this collective can carry it
-     * (-2: not yet); the plans, and so their modes, agree on every rank */
-    MPI_Offset size_max = -2;
-    if (req->write && s->exchanges) {
+    /* an exchanging read's file size, when a collective carried it (-2:
+     * not yet); the plans, and so their modes, agree on every rank */
+    MPI_Offset size_max = c.size_max;
+    if (s->exchanges && (req->write || size_max > -2)) {
         /* Every rank whose plan succeeds exchanges (plans follow from the
          * summary), so a failure needs no agreement of its own: the failed
          * rank enters the exchange with an empty plan, and the exchange's
          * setup agreement, which every rank makes anyway, stops every
-         * rank's rounds.  One collective fewer per write; a read keeps it
-         * (the file size its pieces are cut by rides on it). */
+         * rank's rounds.  One collective fewer per write, and per read
+         * whose summary brought the file size its pieces are cut by (a
+         * forced strategy; under auto the plan's agreement carries it). */
         if (rc) {
             rio__coll_plan_free(&plan);
             plan = (struct rio_coll_plan){.mode = RIO_COLL_EXCHANGE, .failed = rc};

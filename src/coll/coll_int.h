@@ -188,6 +188,8 @@ struct rio_coll_call {
     MPI_Offset total;             /* bytes of all ranks */
     int nonoverlap;               /* rank i's bytes all precede rank i+1's */
     int summary_skipped;          /* same_io_size + contiguous_data: computed, not exchanged */
+    MPI_Offset size_max;          /* a read's rio__coll_size_mine, the maximum over the
+                                     ranks, when the summary carried it; else -2 */
     const int *node_of;           /* node index of each rank */
     int nnodes;
     const char *names;            /* processor name of each rank, RIO_COLL_NAME_LEN bytes
@@ -273,10 +275,11 @@ MPI_Offset rio__coll_readable(const struct rio_coll_req *q, MPI_Offset size);
 void rio__coll_own_extent(struct rio_coll_call *c);
 /** The summary of every rank's request into c->sum (and c->tbytes with
  *  want_tbytes), with c->min, max, total and nonoverlap; computed instead
- *  of exchanged where may_compute and the claim holds.  Collective; the
+ *  of exchanged where may_compute and the claim holds; with want_size
+ *  the ranks' file sizes ride along (c->size_max).  Collective; the
  *  outcome is agreed: RIO_E_NOMEM on the rank that ran out, RIO_E_REMOTE
  *  on the others.  c->first, end and regions must be set. */
-int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute);
+int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute);
 
 /* ---- modes.c ------------------------------------------------------------------- */
 /** This rank's own request through the independent method m; *done its

@@ -9,7 +9,9 @@
  * rank could go on.  With same_io_size and
  * contiguous_data an allreduce that checks the claim replaces the
  * allgather and ranks compute each other's rows.  The totals a plan reads
- * (min, max, total, nonoverlap) follow from the rows.
+ * (min, max, total, nonoverlap) follow from the rows.  A read whose
+ * strategy always exchanges takes the file size along, which it cuts its
+ * request by, so that its plan needs no agreement of its own (coll.c).
  */
 #include "coll_int.h"
 
@@ -85,16 +87,18 @@ static int own_tbytes(const struct rio_coll_call *c, MPI_Offset *row)
 /* The claim of same_io_size and contiguous_data, checked with one
  * allreduce: every request one region of the same size, rank i's at
  * base + i * size.  The same allreduce agrees on `ok` (0: some rank
- * cannot go on).  Fills c->sum without exchanging it; returns 1 if the
- * claim held, 0 if not, -1 if some rank was not ok. */
-static int summary_computed(struct rio_coll_call *c, int ok)
+ * cannot go on) and takes the maximum of the ranks' file sizes (`size`,
+ * -2 where the call does not carry it).  Fills c->sum without exchanging
+ * it; returns 1 if the claim held, 0 if not, -1 if some rank was not ok. */
+static int summary_computed(struct rio_coll_call *c, int ok, MPI_Offset size)
 {
     MPI_Offset bytes = c->req->nbytes, base = c->first - (MPI_Offset)c->rank * bytes;
-    MPI_Offset v[7] = {bytes, -bytes, base, -base, c->regions == 1, -(c->regions == 1), !ok};
-    MPI_Offset r[7];
-    MPI_Allreduce(v, r, 7, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
+    MPI_Offset v[8] = {bytes, -bytes, base, -base, c->regions == 1, -(c->regions == 1), !ok, size};
+    MPI_Offset r[8];
+    MPI_Allreduce(v, r, 8, RIO_MPI_OFFSET_SIGNED, MPI_MAX, c->ctx->comm);
     if (r[6])
         return -1;
+    c->size_max = size > -2 ? r[7] : -2;
     if (r[0] != -r[1] || r[2] != -r[3] || r[4] != 1 || -r[5] != 1 || r[0] <= 0)
         return 0;
     for (int i = 0; i < c->nprocs; i++) {
@@ -122,15 +126,40 @@ static int summary_computed(struct rio_coll_call *c, int ok)
  * switches at the same count, agree.c). */
 #define SUMMARY_TREE_RANKS 8
 
-/* Every rank's w words of mine into all, in rank order.  Collective. */
-static void share_rows(const MPI_Offset *mine, MPI_Offset *all, int w, int P, MPI_Comm comm)
+/* Every rank's w words of mine into all, in rank order.  Column col (-1:
+ * none) is wanted only as its maximum over the ranks: on the tree the
+ * broadcast carries that once rather than a column of P words (1 KiB a
+ * rank and call at 128 ranks), and every row's col holds it.  Collective. */
+static void share_rows(const MPI_Offset *mine, MPI_Offset *all, int w, int col, int P, int rank,
+                       MPI_Comm comm)
 {
     if (P <= SUMMARY_TREE_RANKS || (size_t)w * (size_t)P > INT_MAX) {
         MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, comm);
         return;
     }
     MPI_Gather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, 0, comm);
-    MPI_Bcast(all, w * P, MPI_OFFSET, 0, comm);
+    if (col < 0) {
+        MPI_Bcast(all, w * P, MPI_OFFSET, 0, comm);
+        return;
+    }
+    int v = w - 1; /* a row's words on the broadcast */
+    size_t head = sizeof *all * (size_t)col, tail = sizeof *all * (size_t)(v - col);
+    if (rank == 0) { /* the rows without col, then its maximum */
+        MPI_Offset max = all[col];
+        for (size_t i = 0; i < (size_t)P; i++) {
+            max = RIO_MAX(max, all[i * (size_t)w + (size_t)col]);
+            memmove(all + i * (size_t)v, all + i * (size_t)w, head);
+            memmove(all + i * (size_t)v + col, all + i * (size_t)w + col + 1, tail);
+        }
+        all[(size_t)P * (size_t)v] = max;
+    }
+    MPI_Bcast(all, v * P + 1, MPI_OFFSET, 0, comm);
+    MPI_Offset max = all[(size_t)P * (size_t)v];
+    for (size_t i = (size_t)P; i-- > 0;) { /* back to rows of w, the last first */
+        memmove(all + i * (size_t)w + col + 1, all + i * (size_t)v + col, tail);
+        memmove(all + i * (size_t)w, all + i * (size_t)v, head);
+        all[i * (size_t)w + (size_t)col] = max;
+    }
 }
 
 /* Allocation and this rank's bytes per target first, and agreed on, so
@@ -138,9 +167,12 @@ static void share_rows(const MPI_Offset *mine, MPI_Offset *all, int w, int P, MP
  * The agreement rides on the summary's own collective; only a summary too
  * large for the stack needs a separate allreduce first.  c->first, end
  * and regions are set (rio__coll_own_extent). */
-int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
+int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute)
 {
-    int T = c->tg.T, P = c->nprocs, w = 5 + (want_tbytes ? T : 0);
+    /* a row: first, end, bytes, regions, ok, [file size], [bytes per target] */
+    int T = c->tg.T, P = c->nprocs, tb = 5 + !!want_size, w = tb + (want_tbytes ? T : 0);
+    MPI_Offset size = want_size ? rio__coll_size_mine(c) : -2;
+    c->size_max = -2;
     MPI_Offset stack[SUMMARY_STACK], *mine = NULL, *all = NULL;
     int small = (size_t)w * ((size_t)P + 1) <= SUMMARY_STACK, rc = 0;
     c->sum = rio__calloc((size_t)P, sizeof *c->sum);
@@ -154,7 +186,7 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
         mine = rio__calloc((size_t)w, sizeof *mine);
         all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
     }
-    int tb_rc = mine && want_tbytes ? own_tbytes(c, mine + 5) : 0;
+    int tb_rc = mine && want_tbytes ? own_tbytes(c, mine + tb) : 0;
     int ok = !tb_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = ok;
     if (!small)
         MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
@@ -163,7 +195,7 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
      * the allreduce above has told every rank already. */
     int go = small || allok, computed = 0;
     if (go && may_compute) {
-        computed = summary_computed(c, ok);
+        computed = summary_computed(c, ok, size);
         go = allok = computed >= 0;
     }
     if (go && computed) {
@@ -174,15 +206,19 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int may_compute)
         mine[2] = c->req->nbytes;
         mine[3] = c->regions;
         mine[4] = ok;
-        share_rows(mine, all, w, P, c->ctx->comm);
-        for (int i = 0; i < P; i++)
+        if (want_size)
+            mine[5] = size;
+        share_rows(mine, all, w, want_size ? 5 : -1, P, c->rank, c->ctx->comm);
+        for (int i = 0; i < P; i++) {
             allok = allok && all[(size_t)i * (size_t)w + 4];
+            if (want_size)
+                c->size_max = RIO_MAX(c->size_max, all[(size_t)i * (size_t)w + 5]);
+        }
         for (int i = 0; allok && i < P; i++) {
             const MPI_Offset *row = all + (size_t)i * (size_t)w;
             c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
             if (want_tbytes)
-                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + 5,
-                       sizeof(MPI_Offset) * (size_t)T);
+                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + tb, sizeof(MPI_Offset) * (size_t)T);
         }
     }
     if (!allok) {
