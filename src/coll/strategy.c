@@ -173,12 +173,21 @@ static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
  * the others idle while it receives, copies and writes the node's data;
  * every_rank shares that work.  A hint that chooses the aggregators
  * (cb_nodes, cb_config_list) keeps two_phase, which follows it as ROMIO
- * does.
+ * does.  So does a call of more than EVERY_RANK_RULE_RANKS ranks: with
+ * every rank an aggregator each rank sends its metadata to every other,
+ * and the messages per rank grow with the ranks.  Counted per rank and
+ * write (resonio-bench --suite scale, Open MPI, 16 ranks a host, demo),
+ * every_rank against two_phase and native: 25.9 / 14.8 / 17.9 at 16
+ * ranks, 40.9 / 18.9 / 21.9 at 32, 106 / 16.9 / 20 at 128.  Past it
+ * every_rank is still a candidate the selector measures, not its first.
  */
+#define EVERY_RANK_RULE_RANKS 16
+
 int rio__coll_every_rank_rule(const struct rio_coll_call *c)
 {
     const struct rio_coll_settings *h = rio__coll_settings(c->req->hints);
-    return c->nnodes < c->nprocs && h->cb_nodes <= 0 && !h->cb_config_list;
+    return c->nnodes < c->nprocs && c->nprocs <= EVERY_RANK_RULE_RANKS && h->cb_nodes <= 0 &&
+           !h->cb_config_list;
 }
 
 static int tiny_region_writes(const struct rio_coll_call *c)

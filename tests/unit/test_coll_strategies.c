@@ -122,6 +122,10 @@ static const struct call_case cases[] = {
      * every_rank, then the rest */
     {"striped", 1, 2, 1, RIO_AUTO, 4, 64 << 10, 16, 0,
      "resonant,every_rank,two_phase,stripe,node_first,target_first,direct,independent"},
+    /* every_rank's rule up to 16 ranks; past it every rank would send its
+     * metadata to every other, and two_phase comes first */
+    {"tiny-write-16", 1, 16, 1, RIO_AUTO, 0, 64 << 10, 1024, 0, "every_rank,two_phase,node_first"},
+    {"tiny-write-32", 1, 32, 2, RIO_AUTO, 0, 64 << 10, 1024, 0, "two_phase,every_rank,node_first"},
     /* single regions in rank order: unaggregated first even for writes */
     {"single", 1, 4, 2, RIO_AUTO, 0, 4096, 1, 1,
      "independent,every_rank,two_phase,node_first,direct"},
@@ -132,8 +136,8 @@ struct built {
     struct rio_store st;
     struct rio_hints h;
     struct rio_coll_req req;
-    struct rio_coll_sum sum[8];
-    int node_of[8];
+    struct rio_coll_sum sum[32];
+    int node_of[32];
     struct rio_coll_call c;
 };
 
