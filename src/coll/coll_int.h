@@ -280,6 +280,9 @@ void rio__coll_own_extent(struct rio_coll_call *c);
  *  outcome is agreed: RIO_E_NOMEM on the rank that ran out, RIO_E_REMOTE
  *  on the others.  c->first, end and regions must be set. */
 int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute);
+/** The words the summary's rows of P ranks with T targets need beyond
+ *  its stack buffer (0: none), which a context is made with.  Local. */
+size_t rio__coll_rows_words(int P, int T);
 
 /* ---- modes.c ------------------------------------------------------------------- */
 /** This rank's own request through the independent method m; *done its
@@ -476,6 +479,8 @@ struct rio_coll_ctx {
     size_t cbuf_len;
     char *pack;              /* the packed memory side of fine-grained requests */
     size_t pack_len;
+    MPI_Offset *rows; /* the summary's rows where the stack is too small (summary.c) */
+    size_t rows_cap;  /* words; the same on every rank */
     struct rio_store_trace trace;
     /* the last call */
     struct rio_coll_info last;

@@ -7,7 +7,8 @@
  * lowest rank naming its node) and the node communicator, the processor
  * names where cb_config_list names hosts, the round buffer and its
  * node-shared variant (resonio_shm), which later calls reuse as touched
- * memory, the trace of storage requests, and the file's selector.  It is
+ * memory, the summary's rows (so that no call needs to agree on their
+ * memory), the trace of storage requests, and the file's selector.  It is
  * made once, at open or by the first call (rio__coll_create), and every
  * failure to make it is agreed on, so no rank goes on without the others.
  */
@@ -79,7 +80,9 @@ void rio__coll_comm_counts(const struct rio_coll_ctx *ctx, long long *made, long
     *reused = ctx ? ctx->comms_reused : 0;
 }
 
-static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
+/* T: the targets of the file's layout at open (0: none or not known),
+ * which the summary's rows are made for. */
+static int ctx_make(MPI_Comm comm, int T, struct rio_coll_ctx **out)
 {
     struct rio_coll_ctx *ctx = rio__calloc(1, sizeof *ctx);
     MPI_Comm dup = MPI_COMM_NULL, node = MPI_COMM_NULL;
@@ -103,9 +106,11 @@ static int ctx_make(MPI_Comm comm, struct rio_coll_ctx **out)
         ctx->trace.len = rio__pool_alloc(sizeof(MPI_Offset) * TRACE_CAP);
         ctx->trace.t = rio__pool_alloc(sizeof(double) * TRACE_CAP);
         ctx->trace.cap = TRACE_CAP;
+        ctx->rows_cap = rio__coll_rows_words(nprocs, T);
+        ctx->rows = ctx->rows_cap ? rio__malloc(sizeof *ctx->rows * ctx->rows_cap) : NULL;
     }
     int ok = ctx && ctx->node_real && ctx->node_virt && ctx->node_rank && ctx->trace.off &&
-             ctx->trace.len && ctx->trace.t;
+             ctx->trace.len && ctx->trace.t && (ctx->rows || !ctx->rows_cap);
     int all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);
     if (!all_ok) {
@@ -165,6 +170,7 @@ void rio__coll_free(struct rio_coll_ctx *ctx)
     rio__coll_smap_free(&ctx->smap);
     rio__pool_free(ctx->cbuf);
     rio__pool_free(ctx->pack);
+    free(ctx->rows);
     rio__pool_free(ctx->trace.off);
     rio__pool_free(ctx->trace.len);
     rio__pool_free(ctx->trace.t);
@@ -174,12 +180,12 @@ void rio__coll_free(struct rio_coll_ctx *ctx)
 int rio__coll_create(MPI_Comm comm, struct rio_store *st, const struct rio_hints *h,
                      struct rio_coll_ctx **out)
 {
-    int rc = ctx_make(comm, out);
-    if (!rc && st) { /* the selector now, reading its profile where one is configured */
-        struct rio_layout l;
+    struct rio_layout l = {0};
+    if (st)
         rio__store_layout(st, &l);
+    int rc = ctx_make(comm, l.known ? l.count : 0, out);
+    if (!rc && st) /* the selector now, reading its profile where one is configured */
         rio__coll_make_selector(*out, st, h, &l);
-    }
     return rc;
 }
 

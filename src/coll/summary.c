@@ -162,38 +162,67 @@ static void share_rows(const MPI_Offset *mine, MPI_Offset *all, int w, int col, 
     }
 }
 
+/* Contract in coll_int.h: a row of the widest kind (with the file size
+ * and T targets' bytes), for P ranks and the rank's own row. */
+size_t rio__coll_rows_words(int P, int T)
+{
+    size_t need = (size_t)(6 + RIO_MAX(T, 0)) * ((size_t)P + 1);
+    return need <= SUMMARY_STACK ? 0 : need;
+}
+
 /* Allocation and this rank's bytes per target first, and agreed on, so
  * that no rank is left in a collective that another rank never reaches.
- * The agreement rides on the summary's own collective; only a summary too
- * large for the stack needs a separate allreduce first.  c->first, end
- * and regions are set (rio__coll_own_extent). */
+ * The agreement rides on the summary's own collective; only a call whose
+ * rows outgrow the stack and the memory the context was made with (for
+ * the layout the file had at open) agrees on new memory first.
+ * c->first, end and regions are set (rio__coll_own_extent). */
 int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute)
 {
     /* a row: first, end, bytes, regions, ok, [file size], [bytes per target] */
     int T = c->tg.T, P = c->nprocs, tb = 5 + !!want_size, w = tb + (want_tbytes ? T : 0);
     MPI_Offset size = want_size ? rio__coll_size_mine(c) : -2;
     c->size_max = -2;
+    struct rio_coll_ctx *ctx = c->ctx;
     MPI_Offset stack[SUMMARY_STACK], *mine = NULL, *all = NULL;
-    int small = (size_t)w * ((size_t)P + 1) <= SUMMARY_STACK, rc = 0;
+    /* The rows' memory (this rank's row, then everyone's): the stack, or
+     * the context's, made with it and agreed on then (the same size on
+     * every rank, since it only changes where all agreed), which nothing
+     * can fail to give; else memory of this call's, agreed on first and
+     * then kept. */
+    size_t need = (size_t)w * ((size_t)P + 1);
+    int ready = need <= SUMMARY_STACK || need <= ctx->rows_cap, rc = 0;
+    MPI_Offset *buf = need <= SUMMARY_STACK ? stack
+                      : ready               ? ctx->rows
+                                            : rio__malloc(sizeof *buf * need);
     c->sum = rio__calloc((size_t)P, sizeof *c->sum);
     if (want_tbytes)
         c->tbytes = rio__calloc((size_t)P * (size_t)T, sizeof(MPI_Offset));
-    if (small) {
-        mine = stack;
-        all = stack + w;
+    if (buf) {
+        mine = buf;
+        all = buf + w;
         memset(mine, 0, sizeof *mine * (size_t)w);
-    } else {
-        mine = rio__calloc((size_t)w, sizeof *mine);
-        all = rio__malloc(sizeof *all * (size_t)w * (size_t)P);
     }
     int tb_rc = mine && want_tbytes ? own_tbytes(c, mine + tb) : 0;
-    int ok = !tb_rc && c->sum && (!want_tbytes || c->tbytes) && mine && all, allok = ok;
-    if (!small)
-        MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c->ctx->comm);
-    /* go: every rank takes the next collective.  With small rows a rank
-     * that is not ok still takes it (its ok rides along); with large ones
-     * the allreduce above has told every rank already. */
-    int go = small || allok, computed = 0;
+    int ok = !tb_rc && c->sum && (!want_tbytes || c->tbytes) && mine, allok = ok;
+    if (!ready) {
+        int have = buf != NULL, all_have = 0;
+        MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, ctx->comm);
+        if (all_have) { /* every rank keeps its rows' memory for the next call */
+            free(ctx->rows);
+            ctx->rows = buf;
+            ctx->rows_cap = need;
+            ready = 1;
+        } else {
+            free(buf);
+            mine = all = NULL;
+            allok = 0;
+            ok = ok && have;
+        }
+    }
+    /* go: every rank takes the next collective, whose rows carry each
+     * rank's ok; without memory for the rows on some rank the allreduce
+     * above has told every rank already. */
+    int go = ready, computed = 0;
     if (go && may_compute) {
         computed = summary_computed(c, ok, size);
         go = allok = computed >= 0;
@@ -245,9 +274,5 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, i
     if (c->min < 0)
         c->min = 0;
 out:
-    if (!small) {
-        free(mine);
-        free(all);
-    }
     return rc;
 }
