@@ -178,7 +178,7 @@ static int auto_plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
  * and the messages per rank grow with the ranks.  Counted per rank and
  * write (resonio-bench --suite scale, Open MPI, 16 ranks a host, demo),
  * every_rank against two_phase and native: 25.9 / 14.8 / 17.9 at 16
- * ranks, 40.9 / 18.9 / 21.9 at 32, 106 / 16.9 / 20 at 128.  Past it
+ * ranks, 40.9 / 18.9 / 21.9 at 32, 104 / 14.9 / 20 at 128.  Past it
  * every_rank is still a candidate the selector measures, not its first.
  */
 #define EVERY_RANK_RULE_RANKS 16
