@@ -71,15 +71,21 @@ void rio__coll_make_selector(struct rio_coll_ctx *ctx, struct rio_store *st,
  * context keeps for the steady path. */
 const char *rio__coll_select_auto(struct rio_coll_call *c, char *reason, size_t len)
 {
-    struct rio_coll_ctx *ctx = c->ctx;
-    const struct rio_coll_req *req = c->req;
     const char *cands[RIO_COLL_NSTRATEGIES];
     int ncand = rio__coll_auto_candidates(c, cands);
     MPI_Offset regions = 0;
     for (int i = 0; i < c->nprocs; i++)
         regions += c->sum[i].regions;
+    return rio__coll_select_among(c, regions, cands, ncand, reason, len);
+}
+
+/* Contract in coll_int.h. */
+const char *rio__coll_select_among(struct rio_coll_call *c, MPI_Offset regions,
+                                   const char *const *cands, int ncand, char *reason, size_t len)
+{
+    struct rio_coll_ctx *ctx = c->ctx;
     ctx->sig = (struct rio_sel_sig){
-        .write = req->write, .nprocs = c->nprocs, .bytes = c->total, .regions = regions,
+        .write = c->req->write, .nprocs = c->nprocs, .bytes = c->total, .regions = regions,
         .relgap = regions > 1 ? ((c->max - c->min) - c->total) / (regions - 1) : 0,
     };
     return rio__select_choose(ctx->sel, &ctx->sig, cands, ncand, reason, len);

@@ -12,7 +12,9 @@
  *                same_io_size and contiguous_data an allreduce that checks
  *                the claim replaces it and ranks compute each other's
  *                requests (summary.c); under auto the steady path may skip
- *                it and the selector picks (auto.c)
+ *                it and the selector picks (auto.c); above 8 ranks rank 0
+ *                may pick on the gathered rows and send the choice, and
+ *                the rows only where it needs them (summary.c)
  *   4. plan      the strategy's choices (coll_int.h, strategies/), agreed
  *                on by one allreduce that also carries a read's file size;
  *                a call of a strategy that always exchanges agrees on it
@@ -144,6 +146,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     const struct rio_coll_strategy *forced = is_auto ? NULL : s;
     double t_sel = is_auto ? rio__now() : 0;
     int steady = rio__coll_steady_path(ctx, &c, is_auto, forced, &kept); /* auto: with a selector */
+    struct rio_coll_root_pick pick = {reason, rlen, NULL, 1};
     if (!steady) {
         rio__coll_targets(&c); /* first: the summary counts bytes per target */
         int may_compute = rio__coll_settings(req->hints)->same_io_size &&
@@ -151,7 +154,11 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         /* a read that will exchange takes the file size along (its
          * agreement then rides on the exchange's setup, as a write's) */
         int want_size = !req->write && forced && forced->exchanges;
-        rc = rio__coll_summary(&c, c.layout.known, want_size, may_compute);
+        /* under auto, rank 0 may choose before the rows go out, where this
+         * kind of call (read or write) last ran a strategy that needs none */
+        int at_root = is_auto && ctx->sel && ctx->pick_at_root[!!req->write];
+        rc = rio__coll_summary(&c, c.layout.known, want_size, may_compute,
+                               at_root ? &pick : NULL);
         if (rc)
             goto out;
         if (is_auto)
@@ -163,9 +170,11 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
             name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, rlen);
             c.total = ctx->sig.bytes;
         } else {
-            name = rio__coll_select_auto(&c, reason, rlen);
+            name = pick.name ? pick.name : rio__coll_select_auto(&c, reason, rlen);
         }
         selected = 1;
+        const struct rio_coll_strategy *chosen = rio__coll_strategy_find(name);
+        ctx->pick_at_root[!!req->write] = chosen && chosen->alone;
         rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
     /* transfers kept for later: only where the selector has decided (else

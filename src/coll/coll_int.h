@@ -270,6 +270,17 @@ int rio__coll_size_agreed(const struct rio_coll_call *c, MPI_Offset max, MPI_Off
 MPI_Offset rio__coll_readable(const struct rio_coll_req *q, MPI_Offset size);
 
 /* ---- summary.c ----------------------------------------------------------------- */
+/* A summary under auto whose choice rank 0 makes (summary.c): reason
+ * (rlen bytes) and name as rio__coll_select_auto's, on every rank; rows:
+ * whether every rank has the rows (c->sum, c->tbytes) or only the totals
+ * (c->total, min, max, nonoverlap). */
+struct rio_coll_root_pick {
+    char *reason;
+    size_t rlen;
+    const char *name;
+    int rows;
+};
+
 /** c->first, end and regions: this rank's extent and file regions, from
  *  the view, O(depth).  Local. */
 void rio__coll_own_extent(struct rio_coll_call *c);
@@ -278,8 +289,14 @@ void rio__coll_own_extent(struct rio_coll_call *c);
  *  of exchanged where may_compute and the claim holds; with want_size
  *  the ranks' file sizes ride along (c->size_max).  Collective; the
  *  outcome is agreed: RIO_E_NOMEM on the rank that ran out, RIO_E_REMOTE
- *  on the others.  c->first, end and regions must be set. */
-int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute);
+ *  on the others.  c->first, end and regions must be set.  With pick
+ *  (under auto, without want_size), above a few ranks rank 0 makes the
+ *  selector's choice on the gathered rows and broadcasts it with the
+ *  totals, and the rows only where the choice needs them (a strategy that
+ *  does not serve each rank alone); pick->name is then set on every rank
+ *  (NULL where the rows went to every rank first: the caller chooses). */
+int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute,
+                      struct rio_coll_root_pick *pick);
 /** The words the summary's rows of P ranks with T targets need beyond
  *  its stack buffer (0: none), which a context is made with.  Local. */
 size_t rio__coll_rows_words(int P, int T);
@@ -322,6 +339,12 @@ const struct rio_coll_strategy *rio__coll_choose(const struct rio_coll_req *q, c
  *  signature in the context for the steady path.  Local; the same on
  *  every rank. */
 const char *rio__coll_select_auto(struct rio_coll_call *c, char *reason, size_t len);
+/** The same, from the candidates cands (ncand, in examination order) and
+ *  the ranks' regions: where rank 0 alone holds the summary's rows, it
+ *  makes the choice and sends these, and every rank's selector takes the
+ *  same step (summary.c).  c->total, min and max are set.  Local. */
+const char *rio__coll_select_among(struct rio_coll_call *c, MPI_Offset regions,
+                                   const char *const *cands, int ncand, char *reason, size_t len);
 /** Whether c skips its summary (forced: the strategy forced, NULL under
  *  auto; kept: the strategy the steady path keeps); sets this rank's
  *  share of the agreement's steady values.  Local; the same on every
@@ -344,6 +367,11 @@ void rio__coll_count_strategy(struct rio_coll_ctx *ctx, const char *name);
 /** The strategy (or "auto") called name; NULL for NULL or a name no
  *  strategy has, which the caller must handle (it falls back).  Local. */
 const struct rio_coll_strategy *rio__coll_strategy_find(const char *name);
+/** The table's index of the strategy called name (-1: none, or "auto"),
+ *  and the strategy at index k (NULL outside the table): how a choice
+ *  travels in a message.  Local. */
+int rio__coll_strategy_index(const char *name);
+const struct rio_coll_strategy *rio__coll_strategy_at(MPI_Offset k);
 /** The strategy that serves when the one asked for is unknown or cannot
  *  apply (two_phase, ROMIO's). */
 const struct rio_coll_strategy *rio__coll_strategy_fallback(void);
@@ -492,6 +520,10 @@ struct rio_coll_ctx {
      * keeps its size and shape and moves by the same distance as every
      * other's, the signature is known without a summary (settle) */
     int steady;              /* agreed: the last call kept such a choice */
+    int pick_at_root[2];     /* reads [0], writes [1]: the last such call under auto ran a
+                                strategy where each rank serves itself, so rank 0 chooses
+                                before the summary's rows go out (summary.c); a read's
+                                starts so.  The same on every rank */
     struct rio_sel_sig sig;  /* the last selected call's signature */
     MPI_Offset own[4];       /* this rank's bytes, regions, span and first byte then */
     /* the call in flight, for its agreement */

@@ -106,6 +106,7 @@ static int ctx_make(MPI_Comm comm, int T, struct rio_coll_ctx **out)
         ctx->trace.len = rio__pool_alloc(sizeof(MPI_Offset) * TRACE_CAP);
         ctx->trace.t = rio__pool_alloc(sizeof(double) * TRACE_CAP);
         ctx->trace.cap = TRACE_CAP;
+        ctx->pick_at_root[0] = 1; /* reads mostly serve each rank alone (strategy.c) */
         ctx->rows_cap = rio__coll_rows_words(nprocs, T);
         ctx->rows = ctx->rows_cap ? rio__malloc(sizeof *ctx->rows * ctx->rows_cap) : NULL;
     }

@@ -67,6 +67,19 @@ const struct rio_coll_strategy *rio__coll_strategy_find(const char *name)
     return !strcmp(strategy_auto.name, name) ? &strategy_auto : NULL;
 }
 
+int rio__coll_strategy_index(const char *name)
+{
+    for (int i = 0; name && i < RIO_COLL_NSTRATEGIES; i++)
+        if (!strcmp(table[i]->name, name))
+            return i;
+    return -1;
+}
+
+const struct rio_coll_strategy *rio__coll_strategy_at(MPI_Offset k)
+{
+    return k >= 0 && k < RIO_COLL_NSTRATEGIES ? table[k] : NULL;
+}
+
 const struct rio_coll_strategy *rio__coll_strategy_fallback(void)
 {
     return &rio__strategy_two_phase;

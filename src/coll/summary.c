@@ -12,6 +12,9 @@
  * (min, max, total, nonoverlap) follow from the rows.  A read whose
  * strategy always exchanges takes the file size along, which it cuts its
  * request by, so that its plan needs no agreement of its own (coll.c).
+ * Under auto above a few ranks, rank 0 may make the selector's choice on
+ * the gathered rows and broadcast it with the totals, and the rows only
+ * where the choice needs them (picked_at_root).
  */
 #include "coll_int.h"
 
@@ -162,6 +165,117 @@ static void share_rows(const MPI_Offset *mine, MPI_Offset *all, int w, int col, 
     }
 }
 
+/* The rows all (w words each; the size at 5 with want_size, the bytes
+ * per target from tb on with want_tbytes) into c->sum, c->tbytes and
+ * c->size_max; 0 if some rank was not ok (nothing filled then). */
+static int rows_in(struct rio_coll_call *c, const MPI_Offset *all, int w, int tb, int want_tbytes,
+                   int want_size)
+{
+    int P = c->nprocs, T = c->tg.T;
+    for (int i = 0; i < P; i++) {
+        if (!all[(size_t)i * (size_t)w + 4])
+            return 0;
+        if (want_size)
+            c->size_max = RIO_MAX(c->size_max, all[(size_t)i * (size_t)w + 5]);
+    }
+    for (int i = 0; i < P; i++) {
+        const MPI_Offset *row = all + (size_t)i * (size_t)w;
+        c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
+        if (want_tbytes)
+            memcpy(&c->tbytes[(size_t)i * (size_t)T], row + tb, sizeof(MPI_Offset) * (size_t)T);
+    }
+    return 1;
+}
+
+/* c->min, max, total and nonoverlap from c->sum. */
+static void totals(struct rio_coll_call *c)
+{
+    c->min = -1;
+    c->max = 0;
+    c->total = 0;
+    c->nonoverlap = 1;
+    MPI_Offset prev_end = -1;
+    for (int i = 0; i < c->nprocs; i++) {
+        const struct rio_coll_sum *q = &c->sum[i];
+        c->total += q->bytes;
+        if (q->first >= q->end)
+            continue;
+        if (c->min < 0 || q->first < c->min)
+            c->min = q->first;
+        c->max = RIO_MAX(c->max, q->end);
+        if (q->first < prev_end)
+            c->nonoverlap = 0;
+        prev_end = q->end;
+    }
+    if (c->min < 0)
+        c->min = 0;
+}
+
+/* What rank 0 broadcasts when it chooses (picked_at_root): whether every
+ * rank was ok, the totals, whether the rows follow, and the candidates by
+ * their index in the strategy table. */
+enum { PK_OK, PK_TOTAL, PK_MIN, PK_MAX, PK_NONOVERLAP, PK_REGIONS, PK_ROWS, PK_NCAND, PK_CAND };
+#define PK_WORDS (PK_CAND + RIO_COLL_NSTRATEGIES)
+
+/*
+ * The tree's summary under auto with rank 0 choosing: the rows go to rank
+ * 0, which makes the selector's choice on them and broadcasts it (the
+ * candidates and the signature's totals, from which every other rank's
+ * selector takes the same step), and then the rows only if the choice
+ * needs them.  A strategy where each rank serves its own request needs
+ * none, and a broadcast of every rank's row (about 40 bytes a rank) to
+ * every rank is the part of a call's metadata that grows with the ranks.
+ * Returns whether every rank was ok.  Collective.
+ */
+static int picked_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_Offset *all, int w,
+                          int tb, int want_tbytes, struct rio_coll_root_pick *pick)
+{
+    MPI_Comm comm = c->ctx->comm;
+    MPI_Offset h[PK_WORDS] = {0};
+    const char *cands[RIO_COLL_NSTRATEGIES];
+    MPI_Gather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, 0, comm);
+    if (c->rank == 0 && (h[PK_OK] = rows_in(c, all, w, tb, want_tbytes, 0))) {
+        totals(c);
+        int n = rio__coll_auto_candidates(c, cands);
+        MPI_Offset regions = 0;
+        for (int i = 0; i < c->nprocs; i++)
+            regions += c->sum[i].regions;
+        pick->name = rio__coll_select_among(c, regions, cands, n, pick->reason, pick->rlen);
+        const struct rio_coll_strategy *s = rio__coll_strategy_find(pick->name);
+        h[PK_TOTAL] = c->total;
+        h[PK_MIN] = c->min;
+        h[PK_MAX] = c->max;
+        h[PK_NONOVERLAP] = c->nonoverlap;
+        h[PK_REGIONS] = regions;
+        h[PK_ROWS] = !s || !s->alone; /* an unknown name falls back to two_phase */
+        h[PK_NCAND] = n;
+        for (int k = 0; k < n; k++) /* the table's names: an index each */
+            h[PK_CAND + k] = rio__coll_strategy_index(cands[k]);
+    }
+    MPI_Bcast(h, PK_WORDS, MPI_OFFSET, 0, comm);
+    if (!h[PK_OK])
+        return 0;
+    pick->rows = (int)h[PK_ROWS];
+    if (pick->rows)
+        MPI_Bcast(all, w * c->nprocs, MPI_OFFSET, 0, comm);
+    if (c->rank == 0)
+        return 1;
+    if (pick->rows) {
+        rows_in(c, all, w, tb, want_tbytes, 0);
+        totals(c);
+    } else {
+        c->total = h[PK_TOTAL];
+        c->min = h[PK_MIN];
+        c->max = h[PK_MAX];
+        c->nonoverlap = (int)h[PK_NONOVERLAP];
+    }
+    int n = (int)h[PK_NCAND];
+    for (int k = 0; k < n; k++)
+        cands[k] = rio__coll_strategy_at(h[PK_CAND + k])->name;
+    pick->name = rio__coll_select_among(c, h[PK_REGIONS], cands, n, pick->reason, pick->rlen);
+    return 1;
+}
+
 /* Contract in coll_int.h: a row of the widest kind (with the file size
  * and T targets' bytes), for P ranks and the rank's own row. */
 size_t rio__coll_rows_words(int P, int T)
@@ -176,7 +290,8 @@ size_t rio__coll_rows_words(int P, int T)
  * rows outgrow the stack and the memory the context was made with (for
  * the layout the file had at open) agrees on new memory first.
  * c->first, end and regions are set (rio__coll_own_extent). */
-int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute)
+int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute,
+                      struct rio_coll_root_pick *pick)
 {
     /* a row: first, end, bytes, regions, ok, [file size], [bytes per target] */
     int T = c->tg.T, P = c->nprocs, tb = 5 + !!want_size, w = tb + (want_tbytes ? T : 0);
@@ -190,7 +305,7 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, i
      * can fail to give; else memory of this call's, agreed on first and
      * then kept. */
     size_t need = (size_t)w * ((size_t)P + 1);
-    int ready = need <= SUMMARY_STACK || need <= ctx->rows_cap, rc = 0;
+    int ready = need <= SUMMARY_STACK || need <= ctx->rows_cap;
     MPI_Offset *buf = need <= SUMMARY_STACK ? stack
                       : ready               ? ctx->rows
                                             : rio__malloc(sizeof *buf * need);
@@ -222,7 +337,9 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, i
     /* go: every rank takes the next collective, whose rows carry each
      * rank's ok; without memory for the rows on some rank the allreduce
      * above has told every rank already. */
-    int go = ready, computed = 0;
+    int go = ready, computed = 0, summed = 0;
+    if (pick)
+        pick->name = NULL;
     if (go && may_compute) {
         computed = summary_computed(c, ok, size);
         go = allok = computed >= 0;
@@ -237,42 +354,17 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, i
         mine[4] = ok;
         if (want_size)
             mine[5] = size;
-        share_rows(mine, all, w, want_size ? 5 : -1, P, c->rank, c->ctx->comm);
-        for (int i = 0; i < P; i++) {
-            allok = allok && all[(size_t)i * (size_t)w + 4];
-            if (want_size)
-                c->size_max = RIO_MAX(c->size_max, all[(size_t)i * (size_t)w + 5]);
-        }
-        for (int i = 0; allok && i < P; i++) {
-            const MPI_Offset *row = all + (size_t)i * (size_t)w;
-            c->sum[i] = (struct rio_coll_sum){row[0], row[1], row[2], row[3]};
-            if (want_tbytes)
-                memcpy(&c->tbytes[(size_t)i * (size_t)T], row + tb, sizeof(MPI_Offset) * (size_t)T);
+        if (pick && !want_size && P > SUMMARY_TREE_RANKS && (size_t)w * (size_t)P <= INT_MAX) {
+            allok = picked_at_root(c, mine, all, w, tb, want_tbytes, pick);
+            summed = 1;
+        } else {
+            share_rows(mine, all, w, want_size ? 5 : -1, P, c->rank, c->ctx->comm);
+            allok = allok && rows_in(c, all, w, tb, want_tbytes, want_size);
         }
     }
-    if (!allok) {
-        rc = tb_rc ? tb_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
-        goto out;
-    }
-    c->min = -1;
-    c->max = 0;
-    c->total = 0;
-    c->nonoverlap = 1;
-    MPI_Offset prev_end = -1;
-    for (int i = 0; i < P; i++) {
-        const struct rio_coll_sum *q = &c->sum[i];
-        c->total += q->bytes;
-        if (q->first >= q->end)
-            continue;
-        if (c->min < 0 || q->first < c->min)
-            c->min = q->first;
-        c->max = RIO_MAX(c->max, q->end);
-        if (q->first < prev_end)
-            c->nonoverlap = 0;
-        prev_end = q->end;
-    }
-    if (c->min < 0)
-        c->min = 0;
-out:
-    return rc;
+    if (!allok)
+        return tb_rc ? tb_rc : ok ? RIO_E_REMOTE : RIO_E_NOMEM;
+    if (!summed)
+        totals(c);
+    return 0;
 }

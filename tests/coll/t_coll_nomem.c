@@ -31,6 +31,8 @@
  * so that open makes memory for them; -grow 1 then drops that memory
  * after each open, so that the data call makes and agrees on its own); -shm turns resonio_shm on
  * (node-local data through shared round buffers), given as "-shm 1";
+ * -victims A,B,... takes only those ranks as victims (many ranks: the
+ * root of the summary's tree and one other);
  * -emu N puts the file on the emulated storage of N targets
  * (RESONIO_EMU_DIR; the stripe count is then N), where direct sends
  * datatype requests and resonant's reads prefetch, and checks it from
@@ -47,6 +49,7 @@
 #define UNIT 4096
 #define CB "16384"
 #define MAXN 400
+#define MAXV 128 /* victims */
 
 static const char *strategy;
 static char path[4096];
@@ -221,7 +224,22 @@ int main(int argc, char **argv)
         factor_n = targets;
     CHECK(factor_n >= 1 && factor_n <= 128, "-factor %d: 1 to 128", factor_n);
     rt_path(path, sizeof path, "nomem");
-    for (victim = 0; victim < rt_nprocs; victim++) {
+    int victims[MAXV], nv = 0;
+    const char *vl = rt_arg("-victims");
+    for (char *at = (char *)vl; vl && *at && nv < MAXV;) {
+        char *end;
+        long v = strtol(at, &end, 10);
+        CHECK(end != at && v >= 0 && v < rt_nprocs && (*end == ',' || !*end),
+              "-victims %s: a comma list of ranks below %d", vl, rt_nprocs);
+        if (end == at || v < 0 || v >= rt_nprocs)
+            break;
+        victims[nv++] = (int)v;
+        at = *end ? end + 1 : end;
+    }
+    for (int i = 0; !vl && i < rt_nprocs && i < MAXV; i++)
+        victims[nv++] = i;
+    for (int i = 0; i < nv; i++) {
+        victim = victims[i];
         alarm(120);
         int ko = sweep_open();
         int kw = sweep_data(1);

@@ -1,0 +1,240 @@
+/*
+ * t_coll_rootpick.c — above 8 ranks under auto, rank 0 makes the
+ * selector's choice on the gathered summary, and the rows go to the other
+ * ranks only where the choice needs them (src/coll/summary.c).
+ *
+ * The program defines MPI_Gather and MPI_Bcast (ENABLE_EXPORTS) to count,
+ * per collective data call, the gathers and the broadcasts of the rows: a
+ * broadcast of at least 5 P words (a row has at least 5).  Each rank
+ * writes B bytes per call into its slot (call c, rank r: offset
+ * (c P + r) B; pat(r, c B)) and reads them back; every read buffer is
+ * compared byte by byte, and the file itself with POSIX reads at the end.
+ *
+ *   candidates independent, 1 call each (decided by the first):
+ *     write 1     the rows go out (a write starts predicted to need them)
+ *     write 2     rank 0 writes half its slot: the steady path, no summary
+ *     write 3     the same shape as write 2 (a new signature): one gather,
+ *                 no rows (the last write served each rank alone)
+ *     reads       a new handle per read: one gather, no rows (a read
+ *                 starts predicted to need none)
+ *   candidates two_phase:
+ *     read 1      one gather, and the rows after the choice
+ *     read 2      one gather, the rows (now predicted: one broadcast of
+ *                 them, no choice first)
+ *   candidates independent and two_phase, examined 1 call each:
+ *     read 1      independent examined: no rows
+ *     read 2      (the same slots) two_phase examined: the rows after the
+ *                 choice
+ *     reads 3-6   the selector's decision: the bytes, and every rank's
+ *                 selector in the same state after each call
+ *
+ * At 8 ranks or fewer the summary is one allgather: only the bytes and
+ * the selectors' agreement are checked.
+ */
+#include "ctest_util.h"
+
+#define B 4096
+#define CALLS 3
+#define TREE_RANKS 8 /* summary.c's SUMMARY_TREE_RANKS */
+
+static long long n_gather, n_rows;
+
+int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+               int root, MPI_Comm comm)
+{
+    n_gather++;
+    return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    if (dt == MPI_OFFSET && count >= 5 * rt_nprocs)
+        n_rows++;
+    return PMPI_Bcast(buf, count, dt, root, comm);
+}
+
+static char path[4096];
+static long long wlen[CALLS][64]; /* bytes rank r wrote in call c */
+
+static MPI_Info hints(const char *cands)
+{
+    return rt_info("resonio_strategy", "auto", "resonio_select_candidates", cands,
+                   "resonio_select_calls", "1", "resonio_select_threshold", "9",
+                   "resonio_select_reuse", "disable", NULL);
+}
+
+static rio_file *open_file(const char *cands, int amode)
+{
+    rio_file *fh = NULL;
+    MPI_Info info = hints(cands);
+    if (!RT_OK(rio_file_open(MPI_COMM_WORLD, path, amode, info, &fh)))
+        fh = NULL;
+    MPI_Info_free(&info);
+    return fh;
+}
+
+/* gathers and row broadcasts expected of a call; -1: not checked */
+static void counted(long long gathers, long long rows, const char *what)
+{
+    if (rt_nprocs <= TREE_RANKS)
+        return;
+    CHECK(gathers < 0 || n_gather == gathers, "%s: %lld gathers, expected %lld", what, n_gather,
+          gathers);
+    CHECK(rows < 0 || n_rows == rows, "%s: the rows broadcast %lld times, expected %lld", what,
+          n_rows, rows);
+}
+
+/* Every rank's selector in the same state: its entries' signatures,
+ * candidates, counts and choice, hashed and compared. */
+static void same_selectors(rio_file *fh, const char *what)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    int n = 0;
+    RT_OK(rio_select_count(fh, &n));
+    for (int i = 0; i < n; i++) {
+        struct rio_select_info si;
+        memset(&si, 0, sizeof si);
+        si.size = sizeof si;
+        if (!RT_OK(rio_select_get(fh, i, &si)))
+            break;
+        long long v[] = {si.write, si.nprocs, si.bytes, si.regions, si.relgap, si.ncand,
+                         si.examining, si.calls, si.exam_calls, si.reexams};
+        const unsigned char *p = (const unsigned char *)v;
+        for (size_t k = 0; k < sizeof v; k++)
+            h = (h ^ p[k]) * 1099511628211ULL;
+        for (int k = 0; k < si.ncand && k < RIO_SELECT_MAX_CAND; k++) {
+            for (const char *c = si.cand[k]; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+            h = (h ^ (unsigned)si.tput_calls[k]) * 1099511628211ULL;
+        }
+        for (const char *c = si.chosen; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
+    unsigned long long lo, hi;
+    MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(lo == hi && n > 0, "%s: the ranks' selectors differ (%d entries here)", what, n);
+}
+
+static int write_call(rio_file *fh, int c, long long len)
+{
+    unsigned char *buf = malloc(B);
+    rt_fill(buf, (size_t)len, rt_rank, (long long)c * B);
+    n_gather = n_rows = 0;
+    MPI_Offset off = ((MPI_Offset)c * rt_nprocs + rt_rank) * B;
+    int ok = RT_OK(rio_file_write_at_all(fh, off, buf, (int)len, MPI_BYTE, MPI_STATUS_IGNORE));
+    long long all[64];
+    MPI_Allgather(&len, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    for (int r = 0; r < rt_nprocs && r < 64; r++)
+        wlen[c][r] = all[r];
+    free(buf);
+    return ok;
+}
+
+/* Read back call c's slot; 1 if every byte is right. */
+static int read_call(rio_file *fh, int c, const char *what)
+{
+    long long len = wlen[c][rt_rank];
+    unsigned char *buf = malloc(B);
+    memset(buf, CT_SENTINEL, B);
+    n_gather = n_rows = 0;
+    MPI_Offset off = ((MPI_Offset)c * rt_nprocs + rt_rank) * B;
+    MPI_Status st;
+    int ok = RT_OK(rio_file_read_at_all(fh, off, buf, (int)len, MPI_BYTE, &st));
+    long long g = n_gather, r = n_rows;
+    ok = ok && CHECK_PAT(buf, (size_t)len, rt_rank, (long long)c * B, "%s: read back", what);
+    n_gather = g;
+    n_rows = r;
+    free(buf);
+    return ok;
+}
+
+/* The file, byte by byte: each slot's written bytes, zeros elsewhere. */
+static void check_file(void)
+{
+    if (rt_rank != 0)
+        return;
+    long long len = 0;
+    unsigned char *img = RT_SLURP(path, &len);
+    long long want = (long long)CALLS * rt_nprocs * B;
+    CHECK(img && len <= want, "file %s: %lld bytes, at most %lld expected", path, len, want);
+    for (int c = 0; img && c < CALLS; c++)
+        for (int r = 0; r < rt_nprocs; r++) {
+            long long at = ((long long)c * rt_nprocs + r) * B, n = wlen[c][r];
+            if (at >= len)
+                continue;
+            CHECK_PAT(img + at, (size_t)rt_minll(n, len - at), r, (long long)c * B,
+                      "file: call %d, rank %d", c, r);
+            for (long long k = at + n; k < at + B && k < len; k++)
+                if (img[k]) {
+                    CHECK(0, "file: byte %lld (call %d, rank %d's slot) is %d, not 0", k, c, r,
+                          img[k]);
+                    break;
+                }
+        }
+    free(img);
+}
+
+int main(int argc, char **argv)
+{
+    rt_init(&argc, &argv);
+    rt_watchdog(240);
+    CHECK(rt_nprocs <= 64, "at most 64 ranks");
+    rt_path(path, sizeof path, "rootpick");
+    if (rt_rank == 0)
+        unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* candidates independent */
+    rio_file *fh = open_file("independent", MPI_MODE_CREATE | MPI_MODE_RDWR);
+    if (fh) {
+        write_call(fh, 0, B);
+        counted(1, 1, "write 1");
+        write_call(fh, 1, rt_rank == 0 ? B / 2 : B);
+        counted(0, 0, "write 2 (steady)");
+        write_call(fh, 2, rt_rank == 0 ? B / 2 : B);
+        counted(1, 0, "write 3");
+        same_selectors(fh, "after the writes");
+        rio_file_close(&fh);
+    }
+    for (int c = 0; c < CALLS; c++) {
+        fh = open_file("independent", MPI_MODE_RDONLY);
+        if (!fh)
+            break;
+        read_call(fh, c, "independent read");
+        counted(1, 0, "independent read, a new handle");
+        rio_file_close(&fh);
+    }
+
+    /* candidates two_phase */
+    fh = open_file("two_phase", MPI_MODE_RDONLY);
+    if (fh) {
+        read_call(fh, 0, "two_phase read 1");
+        counted(1, 1, "two_phase read 1");
+        read_call(fh, 1, "two_phase read 2");
+        counted(1, 1, "two_phase read 2");
+        same_selectors(fh, "two_phase reads");
+        rio_file_close(&fh);
+    }
+
+    /* both, examined */
+    fh = open_file("independent,two_phase", MPI_MODE_RDONLY);
+    if (fh) {
+        read_call(fh, 0, "examined read 1");
+        counted(1, 0, "examined read 1 (independent)");
+        same_selectors(fh, "examined read 1");
+        read_call(fh, 0, "examined read 2");
+        counted(1, 1, "examined read 2 (two_phase)");
+        same_selectors(fh, "examined read 2");
+        for (int k = 0; k < 4; k++) {
+            read_call(fh, (2 + k) % CALLS, "decided read");
+            same_selectors(fh, "decided read");
+        }
+        rio_file_close(&fh);
+    }
+    check_file();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        unlink(path);
+    return rt_finish();
+}
