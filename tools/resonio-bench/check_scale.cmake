@@ -1,8 +1,9 @@
 # bench.scale: the scale suite at 2 and 4 ranks on one host (RUN: the
 # bench's path, OUT: the output directory).  It must end well, write its
 # report with the targets judged, and hold per-call counts for native and
-# every resonio entry: resonio's two_phase moved data between ranks at 4
-# ranks, and every entry verified.
+# every resonio entry, auto-decided with the strategies its training run
+# decided: resonio's two_phase moved data between ranks at 4 ranks, and
+# every entry verified.
 execute_process(COMMAND ${RUN} --suite scale --ranks 2,4 --patterns demo,varsize --hosts 1
                         -o ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 message("${out}")
@@ -18,9 +19,16 @@ foreach(pattern demo varsize)
   foreach(n 2 4)
     string(JSON impls GET "${doc}" patterns ${pattern} runs ${n} impls)
     string(JSON count LENGTH "${impls}")
-    if(count LESS 10)
-      message(FATAL_ERROR "${pattern} at ${n} ranks: ${count} entries, expected native, auto and every strategy")
+    if(count LESS 11)
+      message(FATAL_ERROR "${pattern} at ${n} ranks: ${count} entries, expected native, auto, auto-decided and every strategy")
     endif()
+    # auto-decided: the selector decided both kinds in the training run
+    foreach(kind write read)
+      string(JSON chose ERROR_VARIABLE none GET "${impls}" auto-decided chosen ${kind} 0)
+      if(none OR chose STREQUAL "")
+        message(FATAL_ERROR "${pattern} at ${n} ranks: auto-decided has no ${kind} decision (${none})")
+      endif()
+    endforeach()
     math(EXPR last "${count} - 1")
     foreach(i RANGE ${last})
       string(JSON name MEMBER "${impls}" ${i})
