@@ -226,7 +226,7 @@ int main(int argc, char **argv)
     rt_path(path, sizeof path, "nomem");
     int victims[MAXV], nv = 0;
     const char *vl = rt_arg("-victims");
-    for (char *at = (char *)vl; vl && *at && nv < MAXV;) {
+    for (const char *at = vl; vl && *at && nv < MAXV;) {
         char *end;
         long v = strtol(at, &end, 10);
         CHECK(end != at && v >= 0 && v < rt_nprocs && (*end == ',' || !*end),
