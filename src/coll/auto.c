@@ -134,6 +134,79 @@ void rio__coll_keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *
     ctx->own[3] = c->first;
 }
 
+/*
+ * Running ahead.  A call under auto whose kind (read or write) the
+ * selector has decided to serve with a strategy where each rank serves
+ * its own request (every decision for the kind on this many ranks names
+ * it) runs that strategy at once, before anything is known of the other
+ * ranks' requests.  The agreement then carries, besides the outcome, what
+ * the signature needs: the ranks' bytes and regions summed and the ends
+ * of their extents.  Every rank checks that the decision for that
+ * signature is the strategy that ran; then the call is measured and done
+ * in one collective, where the summary, the choice's broadcast and the
+ * agreement take three (a program that writes or reads each file once: a
+ * checkpoint and its restart, the flash pattern).  Otherwise the call
+ * runs again the usual way: a second read replaces what the first one
+ * gave, and a second write puts the same bytes where the first put them
+ * (ranks whose writes overlap leave one rank's bytes there either way, as
+ * the standard allows outside atomic mode, which never runs under auto).
+ * Above a few ranks only, where the tree's collectives carry the summary
+ * (RIO_COLL_TREE_RANKS).
+ */
+const struct rio_coll_strategy *rio__coll_ahead(struct rio_coll_ctx *ctx,
+                                                const struct rio_coll_req *req)
+{
+    /* the same on every rank: hints, the kind of call, the selector's
+     * state; a call that captures its transfers or runs beside the program
+     * is measured its own way */
+    const struct rio_coll_settings *h = rio__coll_settings(req->hints);
+    if (req->uncapture || req->beside || !ctx->sel || ctx->nprocs <= RIO_COLL_TREE_RANKS ||
+        (req->write ? h->romio_cb_write : h->romio_cb_read) == RIO_ENABLE)
+        return NULL;
+    rio__select_configure(ctx->sel, req->hints);
+    const struct rio_coll_strategy *s =
+        rio__coll_strategy_find(rio__select_predict(ctx->sel, !!req->write, ctx->nprocs));
+    return s && s->alone ? s : NULL;
+}
+
+/* Contract in coll_int.h. */
+int rio__coll_ahead_agree(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, int rc,
+                          const struct rio_coll_strategy *s, int *again)
+{
+    /* maxima: nanoseconds, the extent's negated first byte and its end;
+     * sums: bytes, regions (rio__coll_keep_shape has this rank's) */
+    const MPI_Offset *o = ctx->own;
+    int some = o[0] > 0;
+    MPI_Offset v[5] = {ctx->agree[3], some ? -o[3] : LLONG_MIN, some ? o[3] + o[2] : 0, o[0],
+                       o[1]};
+    int err = rio__agree_max_sum(ctx->comm, req->err ? req->err : rc, v, 5);
+    *again = 0;
+    ctx->steady = 0;
+    if (err)
+        return err;
+    MPI_Offset min = v[1] == LLONG_MIN ? 0 : -v[1], max = v[2], total = v[3], regions = v[4];
+    struct rio_sel_sig sig = {
+        .write = !!req->write, .nprocs = ctx->nprocs, .bytes = total, .regions = regions,
+        .relgap = regions > 1 ? ((max - min) - total) / (regions - 1) : 0,
+    };
+    double t0 = rio__now();
+    if (!rio__select_choose_known(ctx->sel, &sig, s->name, ctx->last.reason,
+                                  sizeof ctx->last.reason)) {
+        *again = 1;
+        return 0;
+    }
+    rio__select_charge(ctx->sel, rio__now() - t0);
+    ctx->sig = sig;
+    ctx->call_selected = 1;
+    ctx->call_unmeasured = 0;
+    ctx->call_alone = 1;
+    ctx->call_total = total;
+    ctx->pick_at_root[!!req->write] = 1;
+    MPI_Offset vals[RIO_COLL_AGREE_VALS] = {0, RIO_COLL_NO_SHIFT, RIO_COLL_NO_SHIFT, v[0]};
+    rio__coll_settle(ctx, vals, 0);
+    return 0;
+}
+
 /* The call's outcome, agreed (the same vals and err on every rank): the
  * selector gets its throughput, and the next call learns whether it may
  * skip the summary. */

@@ -79,8 +79,10 @@ static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
 }
 
 /* One call on this rank, up to its agreement: rio__coll_rw without it.
- * Returns this rank's error. */
-static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done)
+ * Returns this rank's error.  *ahead (may_ahead: NULL otherwise) gets the
+ * strategy the call ran ahead of its summary (auto.c), or NULL. */
+static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MPI_Offset *done,
+                    int may_ahead, const struct rio_coll_strategy **ahead_out)
 {
     struct rio_coll_call c;
     struct rio_coll_plan plan;
@@ -146,8 +148,12 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     const struct rio_coll_strategy *forced = is_auto ? NULL : s;
     double t_sel = is_auto ? rio__now() : 0;
     int steady = rio__coll_steady_path(ctx, &c, is_auto, forced, &kept); /* auto: with a selector */
+    /* else a call under auto may run ahead of its summary (auto.c) */
+    const struct rio_coll_strategy *ahead =
+        !steady && is_auto && may_ahead ? rio__coll_ahead(ctx, req) : NULL;
+    *ahead_out = ahead;
     struct rio_coll_root_pick pick = {reason, rlen, NULL, 1};
-    if (!steady) {
+    if (!steady && !ahead) {
         rio__coll_targets(&c); /* first: the summary counts bytes per target */
         int may_compute = rio__coll_settings(req->hints)->same_io_size &&
                           rio__coll_settings(req->hints)->contiguous_data;
@@ -164,7 +170,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         if (is_auto)
             t_sel = rio__now();
     }
-    if (is_auto && ctx->sel) {
+    if (is_auto && ctx->sel && !ahead) {
         rio__select_configure(ctx->sel, req->hints);
         if (steady) { /* the kept signature stands for the summary */
             name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, rlen);
@@ -190,7 +196,10 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
      * strategy's round hid 95 % */
     unmeasured = keep || (req->beside && selected && rio__select_peek(ctx->sel, &ctx->sig));
     rio__coll_keep_shape(ctx, &c);
-    s = !is_auto ? forced : name == kept.name ? kept.s : rio__coll_strategy_find(name);
+    s = !is_auto ? forced
+        : ahead  ? ahead
+        : name == kept.name ? kept.s
+                            : rio__coll_strategy_find(name);
     if (!s) { /* a selector's name no strategy has (a profile of another version) */
         snprintf(reason, rlen, "unknown strategy '%s': two_phase", name ? name : "");
         s = rio__coll_strategy_fallback();
@@ -204,7 +213,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     }
     plan.mode = RIO_COLL_EXCHANGE;
     plan.round_bytes = rio__coll_settings(req->hints)->cb_buffer_size; /* > 0: the key's table */
-    if (!steady) /* the summary's region count */
+    if (!steady && !ahead) /* the summary's region count */
         limit_rounds(&c, &plan);
     double cpu0 = rio__cpu_now();
     rc = s->plan(&c, &plan);
@@ -303,7 +312,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
 
 out:
     req->st->trace = NULL;
-    if (selected && !rc) { /* the agreement brings the slowest rank's time */
+    if ((selected || ahead) && !rc) { /* the agreement brings the slowest rank's time */
         ctx->agree[3] = (MPI_Offset)((rio__now() - t_start) * 1e9);
         ctx->call_total = c.total;
     }
@@ -350,12 +359,23 @@ int rio__coll_rw(struct rio_coll_ctx **ctxp, const struct rio_coll_req *req,
     if (!*ctxp) /* not made at open (deferred opens, or no memory then) */
         rc = rio__coll_create(req->comm, NULL, req->hints, ctxp);
     struct rio_coll_ctx *ctx = *ctxp; /* NULL on every rank or on none */
+    const struct rio_coll_strategy *ahead = NULL;
     if (ctx)
-        rc = run_call(ctx, req, &res->done);
+        rc = run_call(ctx, req, &res->done, 1, &ahead);
+    double t0 = rio__now();
+    if (ahead) { /* its agreement tells whether the call stands */
+        int again = 0, err = rio__coll_ahead_agree(ctx, req, rc, ahead, &again);
+        if (!again) {
+            res->own_err = rc;
+            res->t_agree = rio__now() - t0;
+            return err;
+        }
+        rc = run_call(ctx, req, &res->done, 0, &ahead);
+        t0 = rio__now();
+    }
     res->own_err = rc;
     /* the agreement: where a collective call waits for the slowest rank;
      * the engine's measurements ride on it */
-    double t0 = rio__now();
     MPI_Offset vals[RIO_COLL_AGREE_VALS] = {0};
     if (ctx)
         memcpy(vals, ctx->agree, sizeof ctx->agree);

@@ -329,6 +329,16 @@ struct rio_coll_pick {
     const struct rio_coll_strategy *s;
 };
 
+/* Above this many ranks the rows go to rank 0 and back (a gather and a
+ * broadcast) rather than in one allgather: the same bytes in fewer
+ * messages.  Counted at 128 ranks on 8 hosts (Open MPI, resonio-bench
+ * --suite scale, demo): a write under two_phase made 21.9 metadata
+ * messages per rank with the allgather, 16.9 with these (OMPIO: 20).  On
+ * a few ranks the allgather's one step is the cheaper (the agreement
+ * switches at the same count, agree.c).  Calls run ahead (auto.c)
+ * above it too. */
+#define RIO_COLL_TREE_RANKS 8
+
 /** The strategy the hints ask for: the unaggregated one for atomic mode and
  *  romio_cb_*=disable, the one resonio_strategy names, or auto; a name no
  *  strategy has falls back to two_phase.  reason (n bytes) says why.
@@ -351,6 +361,20 @@ const char *rio__coll_select_among(struct rio_coll_call *c, MPI_Offset regions,
  *  rank. */
 int rio__coll_steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *c, int is_auto,
                           const struct rio_coll_strategy *forced, struct rio_coll_pick *kept);
+/** The strategy a call under auto runs ahead, before its summary: one
+ *  where each rank serves itself that the selector's decisions for calls
+ *  of its kind (read or write) on this many ranks all name, above
+ *  RIO_COLL_TREE_RANKS ranks; NULL for none.  The selector exists.
+ *  Local; the same on every rank. */
+const struct rio_coll_strategy *rio__coll_ahead(struct rio_coll_ctx *ctx,
+                                                const struct rio_coll_req *req);
+/** The agreement of a call that ran s ahead, its own error rc: every rank
+ *  returns the agreed error; *again says whether the selector's decision
+ *  for the call's signature, now known, is not s, so that the call must
+ *  run again the usual way.  Otherwise the selector has its choice and
+ *  measurement, as rio__coll_settle gives them.  Collective. */
+int rio__coll_ahead_agree(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, int rc,
+                          const struct rio_coll_strategy *s, int *again);
 /** Keep c's shape for the next call's steady path.  Local. */
 void rio__coll_keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *c);
 /** The call's outcome, agreed (the same vals and err on every rank): the

@@ -120,14 +120,6 @@ static int summary_computed(struct rio_coll_call *c, int ok, MPI_Offset size)
  * on the stack, and their exchange carries each rank's `ok`. */
 #define SUMMARY_STACK 256
 
-/* Above this many ranks the rows go to rank 0 and back (a gather and a
- * broadcast) rather than in one allgather: the same bytes in fewer
- * messages.  Counted at 128 ranks on 8 hosts (Open MPI, resonio-bench
- * --suite scale, demo): a write under two_phase made 21.9 metadata
- * messages per rank with the allgather, 16.9 with these (OMPIO: 20).  On
- * a few ranks the allgather's one step is the cheaper (the agreement
- * switches at the same count, agree.c). */
-#define SUMMARY_TREE_RANKS 8
 
 /* Every rank's w words of mine into all, in rank order.  Column col (-1:
  * none) is wanted only as its maximum over the ranks: on the tree the
@@ -136,7 +128,7 @@ static int summary_computed(struct rio_coll_call *c, int ok, MPI_Offset size)
 static void share_rows(const MPI_Offset *mine, MPI_Offset *all, int w, int col, int P, int rank,
                        MPI_Comm comm)
 {
-    if (P <= SUMMARY_TREE_RANKS || (size_t)w * (size_t)P > INT_MAX) {
+    if (P <= RIO_COLL_TREE_RANKS || (size_t)w * (size_t)P > INT_MAX) {
         MPI_Allgather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, comm);
         return;
     }
@@ -354,7 +346,7 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, i
         mine[4] = ok;
         if (want_size)
             mine[5] = size;
-        if (pick && !want_size && P > SUMMARY_TREE_RANKS && (size_t)w * (size_t)P <= INT_MAX) {
+        if (pick && !want_size && P > RIO_COLL_TREE_RANKS && (size_t)w * (size_t)P <= INT_MAX) {
             allok = picked_at_root(c, mine, all, w, tb, want_tbytes, pick);
             summed = 1;
         } else {

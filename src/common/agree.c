@@ -56,6 +56,28 @@ static void from_rank(char *out, size_t len, int first, const char *detail)
         snprintf(out, len, "on rank %d", first);
 }
 
+/* The agreed error from the keys' maximum: the first failing rank
+ * broadcasts its error and detail (a collective only when a rank failed). */
+static int agreed(MPI_Comm comm, int rank, int nprocs, int err, MPI_Offset key)
+{
+    int first = first_of(key, nprocs);
+    if (first < 0)
+        return 0;
+    struct rio_agreed a;
+    memset(&a, 0, sizeof a);
+    if (rank == first) {
+        a.err = err;
+        snprintf(a.detail, sizeof a.detail, "%s", rio__err_detail_peek());
+    }
+    MPI_Bcast(&a, (int)sizeof a, MPI_BYTE, first, comm);
+    if (rank != first) {
+        char d[sizeof a.detail + 32];
+        from_rank(d, sizeof d, first, a.detail);
+        rio__err_detail("%s", d);
+    }
+    return a.err;
+}
+
 int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
 {
     int rank, nprocs;
@@ -78,22 +100,53 @@ int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
     }
     if (n)
         memcpy(vals, out + 1, sizeof *vals * (size_t)n);
-    int first = first_of(out[0], nprocs);
-    if (first < 0)
-        return 0;
-    struct rio_agreed a;
-    memset(&a, 0, sizeof a);
-    if (rank == first) {
-        a.err = err;
-        snprintf(a.detail, sizeof a.detail, "%s", rio__err_detail_peek());
+    return agreed(comm, rank, nprocs, err, out[0]);
+}
+
+/* The reduction of rio__agree_max_sum: records of w words (w from the
+ * record type's size), the last two summed, the others their maximum. */
+static void max_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    int size = 0;
+    MPI_Type_size(*type, &size);
+    int w = size / (int)sizeof(MPI_Offset);
+    const MPI_Offset *a = in;
+    MPI_Offset *b = inout;
+    for (int r = 0; r < *len; r++, a += w, b += w)
+        for (int k = 0; k < w; k++)
+            b[k] = k < w - 2 ? RIO_MAX(a[k], b[k]) : a[k] + b[k];
+}
+
+int rio__agree_max_sum(MPI_Comm comm, int err, MPI_Offset *vals, int n)
+{
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    MPI_Offset in[1 + RIO_AGREE_MAX_VALS], out[1 + RIO_AGREE_MAX_VALS];
+    n = RIO_MAX(2, RIO_MIN(n, RIO_AGREE_MAX_VALS));
+    int w = n + 1, len = 1;
+    in[0] = key_of(err, rank, nprocs);
+    memcpy(in + 1, vals, sizeof *vals * (size_t)n);
+    /* the type and the operation are local objects, made per call: no
+     * state outlives it */
+    MPI_Datatype rec;
+    MPI_Op op;
+    MPI_Type_contiguous(w, RIO_MPI_OFFSET_SIGNED, &rec);
+    MPI_Type_commit(&rec);
+    if (nprocs <= gather_ranks) {
+        MPI_Offset all[AGREE_GATHER_RANKS * (1 + RIO_AGREE_MAX_VALS)];
+        MPI_Allgather(in, 1, rec, all, 1, rec, comm);
+        memcpy(out, all, sizeof *out * (size_t)w);
+        for (int r = 1; r < nprocs; r++)
+            max_sum(all + r * w, out, &len, &rec);
+    } else {
+        MPI_Op_create(max_sum, 1, &op);
+        MPI_Allreduce(in, out, 1, rec, op, comm);
+        MPI_Op_free(&op);
     }
-    MPI_Bcast(&a, (int)sizeof a, MPI_BYTE, first, comm);
-    if (rank != first) {
-        char d[sizeof a.detail + 32];
-        from_rank(d, sizeof d, first, a.detail);
-        rio__err_detail("%s", d);
-    }
-    return a.err;
+    MPI_Type_free(&rec);
+    memcpy(vals, out + 1, sizeof *vals * (size_t)n);
+    return agreed(comm, rank, nprocs, err, out[0]);
 }
 
 int rio__agree(MPI_Comm comm, int err)

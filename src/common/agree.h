@@ -25,6 +25,10 @@ int rio__agree(MPI_Comm comm, int err);
  *  each of vals[0 .. n-1] (n <= RIO_AGREE_MAX_VALS, the same on every
  *  rank), in place, in the same single collective. */
 int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n);
+/** rio__agree_max where the last two of vals[0 .. n-1] (2 <= n <=
+ *  RIO_AGREE_MAX_VALS) are summed over the ranks rather than maximised,
+ *  in the same single collective. */
+int rio__agree_max_sum(MPI_Comm comm, int err, MPI_Offset *vals, int n);
 /** What the rank whose error is reported broadcasts: its error and
  *  detail. */
 struct rio_agreed {

@@ -244,10 +244,57 @@ static struct sel_entry *find_entry(const struct rio_select *s, const struct rio
     return NULL;
 }
 
+/* e's candidates: those of cands[0..ncand) the filter passes (all of them
+ * where it passes none). */
+static void set_cands(const struct rio_select *s, struct sel_entry *e, const char *const *cands,
+                      int ncand)
+{
+    e->x.ncand = 0;
+    for (int k = 0; k < ncand && e->x.ncand < SEL_MAX_CAND; k++)
+        if (in_filter(s->filter, cands[k]))
+            snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
+    if (e->x.ncand == 0) /* a filter that names nothing applicable: all of them */
+        for (int k = 0; k < ncand && e->x.ncand < SEL_MAX_CAND; k++)
+            snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
+}
+
+static int cand_index(const struct sel_entry *e, const char *name)
+{
+    for (int k = 0; k < e->x.ncand; k++)
+        if (!strcmp(e->x.cand[k], name))
+            return k;
+    return -1;
+}
+
+/* A partial entry (rio__select_choose_known) takes the applicable
+ * candidates: its decision stays if it is one of them; an examination
+ * (a re-examination begun on the decision alone) starts over on them,
+ * with the decision first. */
+static void widen(const struct rio_select *s, struct sel_entry *e, const char *const *cands,
+                  int ncand)
+{
+    char was[SEL_NAME_LEN];
+    int k = e->examining ? e->x.prev_chosen : e->chosen;
+    snprintf(was, sizeof was, "%s", k >= 0 ? e->x.cand[k] : "");
+    int examining = e->examining;
+    set_cands(s, e, cands, ncand);
+    e->partial = 0;
+    k = cand_index(e, was);
+    if (!examining && k >= 0) {
+        e->chosen = k;
+        return;
+    }
+    start_exam(e);
+    e->x.prev_chosen = k;
+    e->x.cur = RIO_MAX(k, 0);
+}
+
 static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_sig *sig,
                                    const char *const *cands, int ncand)
 {
     struct sel_entry *found = find_entry(s, sig);
+    if (found && found->partial && ncand > 0)
+        widen(s, found, cands, ncand);
     if (found)
         return found;
     int slot = s->n < SEL_MAX_SIGS ? s->n++ : (int)(s->evict++ % SEL_MAX_SIGS);
@@ -256,12 +303,7 @@ static struct sel_entry *entry_for(struct rio_select *s, const struct rio_sel_si
     e->sig = *sig;
     e->patience = s->patience;
     e->x.prev_chosen = -1;
-    for (int k = 0; k < ncand && e->x.ncand < SEL_MAX_CAND; k++)
-        if (in_filter(s->filter, cands[k]))
-            snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
-    if (e->x.ncand == 0) /* a filter that names nothing applicable: all of them */
-        for (int k = 0; k < ncand && e->x.ncand < SEL_MAX_CAND; k++)
-            snprintf(e->x.cand[e->x.ncand++], sizeof e->x.cand[0], "%s", cands[k]);
+    set_cands(s, e, cands, ncand);
     start_exam(e);
     /* a decision of an earlier run for this signature and storage */
     const struct prof_entry *p = rio__select_profile_find(s, sig);
@@ -332,6 +374,52 @@ const char *rio__select_peek(const struct rio_select *s, const struct rio_sel_si
 {
     const struct sel_entry *e = find_entry(s, sig);
     return !e || e->examining || e->chosen < 0 ? NULL : e->x.cand[e->chosen];
+}
+
+/* Contract in select.h. */
+const char *rio__select_predict(const struct rio_select *s, int write, int nprocs)
+{
+    const char *name = NULL;
+    for (int i = 0; i < s->n; i++) {
+        const struct sel_entry *e = &s->e[i];
+        if (e->sig.write != write || e->sig.nprocs != nprocs)
+            continue;
+        if (e->examining || e->chosen < 0)
+            return NULL;
+        if (name && strcmp(name, e->x.cand[e->chosen]))
+            return NULL;
+        name = e->x.cand[e->chosen];
+    }
+    for (int i = 0; i < s->nprof; i++) {
+        const struct prof_entry *p = &s->prof[i];
+        if (strcmp(p->storage, s->storage) || p->sig.write != write ||
+            p->sig.nprocs != nprocs || find_entry(s, &p->sig))
+            continue; /* another kind, or superseded by the selector's own */
+        if (p->exam || (name && strcmp(name, p->strategy)))
+            return NULL;
+        name = p->strategy;
+    }
+    return name && in_filter(s->filter, name) ? name : NULL;
+}
+
+/* Contract in select.h. */
+int rio__select_choose_known(struct rio_select *s, const struct rio_sel_sig *sig,
+                             const char *name, char *reason, size_t len)
+{
+    const struct sel_entry *e = find_entry(s, sig);
+    if (!e) {
+        const struct prof_entry *p = rio__select_profile_find(s, sig);
+        if (!p || p->exam || strcmp(p->strategy, name))
+            return 0;
+        const char *only[1] = {name};
+        struct sel_entry *made = entry_for(s, sig, only, 1);
+        made->partial = 1;
+        e = made;
+    }
+    if (e->examining || e->chosen < 0 || strcmp(e->x.cand[e->chosen], name))
+        return 0;
+    rio__select_choose(s, sig, NULL, 0, reason, len);
+    return 1;
 }
 
 static void decide(struct rio_select *s, struct sel_entry *e)

@@ -77,6 +77,21 @@ const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *s
  *  examination is over; NULL otherwise.  Local, changes nothing. */
 const char *rio__select_peek(const struct rio_select *s, const struct rio_sel_sig *sig);
 
+/** The strategy every decision of the selector for calls of this kind
+ *  (write or read) on nprocs ranks names, its own and those it starts
+ *  with (an earlier file's, the profile's), when there is at least one,
+ *  they all name the same and the candidates filter passes it; NULL when
+ *  they differ or a signature of the kind is being examined.  A call may
+ *  run it before its signature is known.  Local, changes nothing. */
+const char *rio__select_predict(const struct rio_select *s, int write, int nprocs);
+/** If the selector's decision for sig (its own, an earlier file's or the
+ *  profile's) is name, choose it as rio__select_choose does and return 1;
+ *  else return 0 and change nothing.  A signature the selector has not
+ *  seen gets name as its only candidate until a call through
+ *  rio__select_choose brings the applicable ones.  Local. */
+int rio__select_choose_known(struct rio_select *s, const struct rio_sel_sig *sig,
+                             const char *name, char *reason, size_t len);
+
 /**
  * The throughput (bytes per second: all ranks' bytes over the slowest
  * rank's time) of the last call choose() answered.  Local; must be called

@@ -48,6 +48,9 @@ struct sel_entry {
     double chosen_avg;
     int from_profile;
     int from_earlier;                 /* the decision came from an earlier file */
+    int partial;                      /* made by rio__select_choose_known: its only
+                                         candidate is the decision, until a call
+                                         brings the applicable ones */
     int baseline;                     /* calls of a remembered choice still to measure
                                          before its calls are judged */
     double base_sum;

@@ -586,6 +586,59 @@ static void hint_bounds(void)
     printf("ok - the threshold and prune hints' bounds\n");
 }
 
+/* A read ahead (src/coll/auto.c): the strategy every decision of a kind
+ * names, chosen for a signature by name only where that is its decision;
+ * an entry made so holds that one candidate until a call brings the
+ * applicable ones, and a re-examination then runs over all of them. */
+static void ahead(void)
+{
+    struct sim a, b;
+    struct rio_select_info si;
+    struct rio_sel_sig sig = {.write = 1, .nprocs = 2, .bytes = 1 << 20, .regions = 2};
+    char reason[160];
+    sim_decided(&a, 100e6, 100e6, 400e6, &si);
+    sim_close(&a);
+
+    sim_open_reusing(&b, "posix:none");
+    const char *p = rio__select_predict(b.s, 1, 2);
+    CHECK(p && !strcmp(p, "independent"), "ahead: predicted '%s'", p ? p : "(none)");
+    CHECK(!rio__select_predict(b.s, 0, 2) && !rio__select_predict(b.s, 1, 3),
+          "ahead: a prediction for reads or another rank count");
+    CHECK(!rio__select_choose_known(b.s, &sig, "two_phase", reason, sizeof reason) &&
+              rio__select_count(b.s) == 0,
+          "ahead: a name that is not the decision was chosen");
+    struct rio_sel_sig other = sig;
+    other.bytes *= 2;
+    CHECK(!rio__select_choose_known(b.s, &other, "independent", reason, sizeof reason) &&
+              rio__select_count(b.s) == 0,
+          "ahead: a signature without a decision was chosen");
+    int reexamined = 0;
+    for (int i = 0; i < 20 && !reexamined; i++) {
+        CHECK(rio__select_choose_known(b.s, &sig, "independent", reason, sizeof reason),
+              "ahead: call %d: the decision not chosen", i + 1);
+        rio__select_record(b.s, i < 3 ? 400e6 : 40e6); /* then far slower */
+        get(&b, &si);
+        if (i == 0)
+            CHECK(si.ncand == 1 && !strcmp(si.cand[0], "independent") && si.from_earlier &&
+                      si.calls == 1,
+                  "ahead: made with ncand %d ('%s') from_earlier %d calls %lld", si.ncand,
+                  si.cand[0], si.from_earlier, si.calls);
+        reexamined = si.examining;
+    }
+    CHECK(reexamined, "ahead: no re-examination after slow calls");
+    CHECK(!rio__select_predict(b.s, 1, 2), "ahead: predicted while re-examining");
+    CHECK(!rio__select_choose_known(b.s, &sig, "independent", reason, sizeof reason),
+          "ahead: chosen by name while re-examining");
+    int before = b.ncalls;
+    b.speed[0] = b.speed[1] = 100e6, b.speed[2] = 40e6;
+    sim_run(&b, 1, &si);
+    CHECK(si.ncand == 3 && si.examining, "ahead: the applicable candidates: ncand %d examining %d",
+          si.ncand, si.examining);
+    expect_ran(&b, before, 1, "independent", "ahead: the re-examination starts with the choice");
+    sim_close(&b);
+    printf("ok - reads ahead\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -599,6 +652,7 @@ int main(int argc, char **argv)
     lost_result();
     own_time();
     hint_bounds();
+    ahead();
     printf("%d passed, %d failed\n", npass, nfail);
     MPI_Finalize();
     return nfail != 0;

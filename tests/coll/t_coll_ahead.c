@@ -1,0 +1,261 @@
+/*
+ * t_coll_ahead.c — above 8 ranks, a call under auto whose kind (read or
+ * write) the selector has decided to serve with each rank's own requests
+ * runs that strategy before its summary, and one agreement then says
+ * whether the decision for the call's signature stands (src/coll/auto.c).
+ *
+ * The program defines MPI_Gather (a summary on the tree starts with one)
+ * and MPI_Op_create (the agreement of a call run ahead makes its
+ * reduction) to count them per collective call.  The file holds SLOTS
+ * slot sets (set s, rank r: offset (s P + r) B, pat(r, s B)); in set 1
+ * rank 0 has half its slot, so a call on it is another signature.  Each
+ * call below uses a new handle (the decisions come from the earlier
+ * files of the process) unless it says otherwise, and every read buffer
+ * and the file itself are checked byte by byte.
+ *
+ *   writes, candidates independent:
+ *     set 0     no decision yet: the summary, nothing ahead
+ *     set 0     ahead, and it stands: no summary (the same bytes again)
+ *     set 1     ahead, the signature is new: the summary after it (the
+ *               write runs again)
+ *   reads, candidates independent:
+ *     set 0     no decision yet: the summary, no read ahead
+ *     set 0     ahead, and it stands: no summary; a second read of the
+ *               same handle takes the steady path (neither)
+ *     set 1     ahead, the signature is new: the summary after it (the
+ *               call runs again)
+ *     set 1     ahead, stands
+ *     bad       the last rank passes a negative offset: MPI_ERR_ARG on
+ *               every rank, naming the operation and the file; the next
+ *               read of the handle goes ahead and stands
+ *   candidates two_phase: the decisions name independent, which the
+ *     filter leaves out: the summary, no read ahead
+ *   candidates independent again: the decisions differ (set 0 two_phase,
+ *     set 1 independent): the summary, no read ahead
+ *
+ * Every rank's selector must hold the same state after each read.  At 8
+ * ranks or fewer nothing is read ahead: only the bytes and the selectors'
+ * agreement are checked.
+ */
+#include "ctest_util.h"
+
+#define B 4096
+#define SLOTS 2
+#define TREE_RANKS 8 /* coll_int.h's RIO_COLL_TREE_RANKS */
+
+static long long n_gather, n_ahead;
+
+int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+               int root, MPI_Comm comm)
+{
+    n_gather++;
+    return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
+}
+
+int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
+{
+    n_ahead++;
+    return PMPI_Op_create(fn, commute, op);
+}
+
+static char path[4096];
+
+static long long slot_len(int s, int r)
+{
+    return s == 1 && r == 0 ? B / 2 : B;
+}
+
+static MPI_Info hints(const char *cands)
+{
+    return rt_info("resonio_strategy", "auto", "resonio_select_candidates", cands,
+                   "resonio_select_calls", "1", "resonio_select_threshold", "9", NULL);
+}
+
+static rio_file *open_file(const char *cands)
+{
+    rio_file *fh = NULL;
+    MPI_Info info = hints(cands);
+    if (!RT_OK(rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh)))
+        fh = NULL;
+    MPI_Info_free(&info);
+    return fh;
+}
+
+/* The summaries and reads ahead a read made; -1: not checked. */
+static void counted(long long gathers, long long ahead, const char *what)
+{
+    if (rt_nprocs <= TREE_RANKS)
+        return;
+    CHECK(gathers < 0 || n_gather == gathers, "%s: %lld gathers, expected %lld", what, n_gather,
+          gathers);
+    CHECK(ahead < 0 || n_ahead == ahead, "%s: %lld reads ahead, expected %lld", what, n_ahead,
+          ahead);
+}
+
+/* Every rank's selector in the same state: its entries' signatures,
+ * candidates, counts and choice, hashed and compared; at least one entry
+ * unless none may be (a handle whose only call failed chose nothing). */
+static void same_selectors(rio_file *fh, const char *what, int none_ok)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    int n = 0;
+    RT_OK(rio_select_count(fh, &n));
+    for (int i = 0; i < n; i++) {
+        struct rio_select_info si;
+        memset(&si, 0, sizeof si);
+        si.size = sizeof si;
+        if (!RT_OK(rio_select_get(fh, i, &si)))
+            break;
+        long long v[] = {si.write, si.nprocs, si.bytes, si.regions, si.relgap, si.ncand,
+                         si.examining, si.calls, si.exam_calls, si.reexams};
+        const unsigned char *p = (const unsigned char *)v;
+        for (size_t k = 0; k < sizeof v; k++)
+            h = (h ^ p[k]) * 1099511628211ULL;
+        for (int k = 0; k < si.ncand && k < RIO_SELECT_MAX_CAND; k++) {
+            for (const char *c = si.cand[k]; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+            h = (h ^ (unsigned)si.tput_calls[k]) * 1099511628211ULL;
+        }
+        for (const char *c = si.chosen; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
+    unsigned long long lo, hi;
+    MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(lo == hi && (n > 0 || none_ok), "%s: the ranks' selectors differ (%d entries here)", what, n);
+}
+
+/* Read slot set s on fh (bad: the last rank passes offset -1 and must get
+ * MPI_ERR_ARG, as every rank must); 1 if every byte is right.  The counts
+ * are this call's. */
+static int read_set(rio_file *fh, int s, int bad, const char *what)
+{
+    long long len = slot_len(s, rt_rank);
+    unsigned char *buf = malloc(B);
+    memset(buf, CT_SENTINEL, B);
+    n_gather = n_ahead = 0;
+    MPI_Offset off = ((MPI_Offset)s * rt_nprocs + rt_rank) * B;
+    if (bad && rt_rank == rt_nprocs - 1)
+        off = -1;
+    MPI_Status st;
+    int code = rio_file_read_at_all(fh, off, buf, (int)len, MPI_BYTE, &st);
+    long long g = n_gather, a = n_ahead;
+    int ok;
+    if (bad) {
+        ok = RT_ERR(code, MPI_ERR_ARG, "MPI_File_read_at_all", path);
+    } else {
+        ok = RT_OK(code) && CHECK_PAT(buf, (size_t)len, rt_rank, (long long)s * B,
+                                      "%s: read back", what);
+        for (long long k = len; ok && k < B; k++)
+            if (buf[k] != CT_SENTINEL) {
+                CHECK(0, "%s: byte %lld past the read changed", what, k);
+                ok = 0;
+            }
+    }
+    n_gather = g;
+    n_ahead = a;
+    free(buf);
+    same_selectors(fh, what, bad);
+    return ok;
+}
+
+/* One handle, one read of set s (counted), closed. */
+static void one_read(const char *cands, int s, long long gathers, long long ahead,
+                     const char *what)
+{
+    rio_file *fh = open_file(cands);
+    if (!fh)
+        return;
+    read_set(fh, s, 0, what);
+    counted(gathers, ahead, what);
+    rio_file_close(&fh);
+}
+
+/* One handle, one write of set s (counted), closed. */
+static void write_set(const char *cands, int s, long long gathers, long long ahead,
+                      const char *what)
+{
+    MPI_Info info = hints(cands);
+    rio_file *fh = NULL;
+    if (!RT_OK(rio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh)))
+        fh = NULL;
+    MPI_Info_free(&info);
+    if (!fh)
+        return;
+    unsigned char *buf = malloc(B);
+    long long len = slot_len(s, rt_rank);
+    rt_fill(buf, (size_t)len, rt_rank, (long long)s * B);
+    MPI_Offset off = ((MPI_Offset)s * rt_nprocs + rt_rank) * B;
+    n_gather = n_ahead = 0;
+    RT_OK(rio_file_write_at_all(fh, off, buf, (int)len, MPI_BYTE, MPI_STATUS_IGNORE));
+    counted(gathers, ahead, what);
+    same_selectors(fh, what, 0);
+    free(buf);
+    rio_file_close(&fh);
+}
+
+/* The file, byte by byte: each slot's written bytes, zeros elsewhere. */
+static void check_file(void)
+{
+    if (rt_rank != 0)
+        return;
+    long long len = 0;
+    unsigned char *img = RT_SLURP(path, &len);
+    long long want = (long long)SLOTS * rt_nprocs * B;
+    CHECK(img && len <= want, "file %s: %lld bytes, at most %lld expected", path, len, want);
+    for (int s = 0; img && s < SLOTS; s++)
+        for (int r = 0; r < rt_nprocs; r++) {
+            long long at = ((long long)s * rt_nprocs + r) * B, n = slot_len(s, r);
+            if (at >= len)
+                continue;
+            CHECK_PAT(img + at, (size_t)rt_minll(n, len - at), r, (long long)s * B,
+                      "file: set %d, rank %d", s, r);
+            for (long long k = at + n; k < at + B && k < len; k++)
+                if (img[k]) {
+                    CHECK(0, "file: byte %lld (set %d, rank %d's slot) is %d, not 0", k, s, r,
+                          img[k]);
+                    break;
+                }
+        }
+    free(img);
+}
+
+int main(int argc, char **argv)
+{
+    rt_init(&argc, &argv);
+    rt_watchdog(240);
+    rt_path(path, sizeof path, "ahead");
+    if (rt_rank == 0)
+        unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    write_set("independent", 0, 1, 0, "write set 0, no decision yet");
+    write_set("independent", 0, 0, 1, "write set 0 ahead");
+    write_set("independent", 1, 1, 1, "write set 1 ahead, a new signature");
+
+    one_read("independent", 0, 1, 0, "set 0, no decision yet");
+    rio_file *fh = open_file("independent");
+    if (fh) {
+        read_set(fh, 0, 0, "set 0 ahead");
+        counted(0, 1, "set 0 ahead");
+        read_set(fh, 0, 0, "set 0 again, steady");
+        counted(0, 0, "set 0 again, steady");
+        rio_file_close(&fh);
+    }
+    one_read("independent", 1, 1, 1, "set 1 ahead, a new signature");
+    one_read("independent", 1, 0, 1, "set 1 ahead, decided");
+    fh = open_file("independent");
+    if (fh) {
+        read_set(fh, 0, 1, "a bad offset on the last rank");
+        counted(0, 1, "a bad offset on the last rank");
+        read_set(fh, 0, 0, "set 0 after the error");
+        counted(0, 1, "set 0 after the error");
+        rio_file_close(&fh);
+    }
+    one_read("two_phase", 0, 1, 0, "candidates two_phase");
+    one_read("independent", 1, 1, 0, "decisions that differ");
+    check_file();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        unlink(path);
+    return rt_finish();
+}
