@@ -73,17 +73,15 @@ const char *rio__coll_select_auto(struct rio_coll_call *c, char *reason, size_t 
 {
     const char *cands[RIO_COLL_NSTRATEGIES];
     int ncand = rio__coll_auto_candidates(c, cands);
-    MPI_Offset regions = 0;
-    for (int i = 0; i < c->nprocs; i++)
-        regions += c->sum[i].regions;
-    return rio__coll_select_among(c, regions, cands, ncand, reason, len);
+    return rio__coll_select_among(c, cands, ncand, reason, len);
 }
 
 /* Contract in coll_int.h. */
-const char *rio__coll_select_among(struct rio_coll_call *c, MPI_Offset regions,
-                                   const char *const *cands, int ncand, char *reason, size_t len)
+const char *rio__coll_select_among(struct rio_coll_call *c, const char *const *cands, int ncand,
+                                   char *reason, size_t len)
 {
     struct rio_coll_ctx *ctx = c->ctx;
+    MPI_Offset regions = c->total_regions;
     ctx->sig = (struct rio_sel_sig){
         .write = c->req->write, .nprocs = c->nprocs, .bytes = c->total, .regions = regions,
         .relgap = regions > 1 ? ((c->max - c->min) - c->total) / (regions - 1) : 0,

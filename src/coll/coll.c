@@ -63,9 +63,7 @@
 #define RPIECE_BYTES 64
 static void limit_rounds(const struct rio_coll_call *c, struct rio_coll_plan *p)
 {
-    MPI_Offset regions = 0, span = c->max - c->min;
-    for (int i = 0; i < c->nprocs; i++)
-        regions += c->sum[i].regions;
+    MPI_Offset regions = c->total_regions, span = c->max - c->min;
     if (regions <= 0 || span <= 0)
         return;
     double per_byte = (double)regions / (double)span;
@@ -143,7 +141,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     ctx->agree[1] = ctx->agree[2] = RIO_COLL_NO_SHIFT;
     ctx->agree[3] = 0;
     /* one lookup per call: under auto the one the steady path keeps (the
-     * selector then names it again, by the same string) */
+     * selector then names it again, by the same string), or the choice's */
     struct rio_coll_pick kept = {NULL, NULL};
     const struct rio_coll_strategy *forced = is_auto ? NULL : s;
     double t_sel = is_auto ? rio__now() : 0;
@@ -152,7 +150,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     const struct rio_coll_strategy *ahead =
         !steady && is_auto && may_ahead ? rio__coll_ahead(ctx, req) : NULL;
     *ahead_out = ahead;
-    struct rio_coll_root_pick pick = {reason, rlen, NULL, 1};
+    struct rio_coll_root_pick pick = {.reason = reason, .rlen = rlen};
     if (!steady && !ahead) {
         rio__coll_targets(&c); /* first: the summary counts bytes per target */
         int may_compute = rio__coll_settings(req->hints)->same_io_size &&
@@ -170,6 +168,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         if (is_auto)
             t_sel = rio__now();
     }
+    const struct rio_coll_strategy *chosen = s; /* "auto": the fixed rules */
     if (is_auto && ctx->sel && !ahead) {
         rio__select_configure(ctx->sel, req->hints);
         if (steady) { /* the kept signature stands for the summary */
@@ -179,7 +178,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
             name = pick.name ? pick.name : rio__coll_select_auto(&c, reason, rlen);
         }
         selected = 1;
-        const struct rio_coll_strategy *chosen = rio__coll_strategy_find(name);
+        chosen = name == kept.name ? kept.s : rio__coll_strategy_find(name);
         ctx->pick_at_root[!!req->write] = chosen && chosen->alone;
         rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
@@ -196,10 +195,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
      * strategy's round hid 95 % */
     unmeasured = keep || (req->beside && selected && rio__select_peek(ctx->sel, &ctx->sig));
     rio__coll_keep_shape(ctx, &c);
-    s = !is_auto ? forced
-        : ahead  ? ahead
-        : name == kept.name ? kept.s
-                            : rio__coll_strategy_find(name);
+    s = !is_auto ? forced : ahead ? ahead : chosen;
     if (!s) { /* a selector's name no strategy has (a profile of another version) */
         snprintf(reason, rlen, "unknown strategy '%s': two_phase", name ? name : "");
         s = rio__coll_strategy_fallback();
@@ -213,7 +209,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     }
     plan.mode = RIO_COLL_EXCHANGE;
     plan.round_bytes = rio__coll_settings(req->hints)->cb_buffer_size; /* > 0: the key's table */
-    if (!steady && !ahead) /* the summary's region count */
+    if (c.sum) /* the summary's region count */
         limit_rounds(&c, &plan);
     double cpu0 = rio__cpu_now();
     rc = s->plan(&c, &plan);

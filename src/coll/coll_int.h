@@ -186,6 +186,7 @@ struct rio_coll_call {
     MPI_Offset *tbytes;           /* nprocs x tg.T: bytes per target, or NULL */
     MPI_Offset min, max;          /* extent of all ranks' requests */
     MPI_Offset total;             /* bytes of all ranks */
+    MPI_Offset total_regions;     /* file regions of all ranks */
     int nonoverlap;               /* rank i's bytes all precede rank i+1's */
     int summary_skipped;          /* same_io_size + contiguous_data: computed, not exchanged */
     MPI_Offset size_max;          /* a read's rio__coll_size_mine, the maximum over the
@@ -349,12 +350,12 @@ const struct rio_coll_strategy *rio__coll_choose(const struct rio_coll_req *q, c
  *  signature in the context for the steady path.  Local; the same on
  *  every rank. */
 const char *rio__coll_select_auto(struct rio_coll_call *c, char *reason, size_t len);
-/** The same, from the candidates cands (ncand, in examination order) and
- *  the ranks' regions: where rank 0 alone holds the summary's rows, it
- *  makes the choice and sends these, and every rank's selector takes the
- *  same step (summary.c).  c->total, min and max are set.  Local. */
-const char *rio__coll_select_among(struct rio_coll_call *c, MPI_Offset regions,
-                                   const char *const *cands, int ncand, char *reason, size_t len);
+/** The same, from the candidates cands (ncand, in examination order):
+ *  where rank 0 alone holds the summary's rows, it makes the choice and
+ *  sends these, and every rank's selector takes the same step
+ *  (summary.c).  c->total, total_regions, min and max are set.  Local. */
+const char *rio__coll_select_among(struct rio_coll_call *c, const char *const *cands, int ncand,
+                                   char *reason, size_t len);
 /** Whether c skips its summary (forced: the strategy forced, NULL under
  *  auto; kept: the strategy the steady path keeps); sets this rank's
  *  share of the agreement's steady values.  Local; the same on every

@@ -142,12 +142,9 @@ static const struct rio_coll_strategy *fixed_pick(const struct rio_coll_call *c,
                                                   const char **why)
 {
     int single = 1;
-    MPI_Offset regions = 0;
-    for (int i = 0; i < c->nprocs; i++) {
-        if (c->sum[i].bytes > 0 && c->sum[i].regions > 1)
-            single = 0;
-        regions += c->sum[i].regions;
-    }
+    for (int i = 0; i < c->nprocs && single; i++)
+        single = c->sum[i].bytes <= 0 || c->sum[i].regions <= 1;
+    MPI_Offset regions = c->total_regions;
     const struct rio_coll_settings *h = rio__coll_settings(c->req->hints);
     int own;
     if (examining) {
@@ -205,9 +202,7 @@ int rio__coll_every_rank_rule(const struct rio_coll_call *c)
 
 static int tiny_region_writes(const struct rio_coll_call *c)
 {
-    MPI_Offset regions = 0;
-    for (int i = 0; i < c->nprocs; i++)
-        regions += c->sum[i].regions;
+    MPI_Offset regions = c->total_regions;
     return c->req->write && !c->req->st->ops->write_view && regions > 0 &&
            c->total / regions < TINY_WRITE;
 }

@@ -185,11 +185,13 @@ static void totals(struct rio_coll_call *c)
     c->min = -1;
     c->max = 0;
     c->total = 0;
+    c->total_regions = 0;
     c->nonoverlap = 1;
     MPI_Offset prev_end = -1;
     for (int i = 0; i < c->nprocs; i++) {
         const struct rio_coll_sum *q = &c->sum[i];
         c->total += q->bytes;
+        c->total_regions += q->regions;
         if (q->first >= q->end)
             continue;
         if (c->min < 0 || q->first < c->min)
@@ -229,16 +231,13 @@ static int picked_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_O
     if (c->rank == 0 && (h[PK_OK] = rows_in(c, all, w, tb, want_tbytes, 0))) {
         totals(c);
         int n = rio__coll_auto_candidates(c, cands);
-        MPI_Offset regions = 0;
-        for (int i = 0; i < c->nprocs; i++)
-            regions += c->sum[i].regions;
-        pick->name = rio__coll_select_among(c, regions, cands, n, pick->reason, pick->rlen);
+        pick->name = rio__coll_select_among(c, cands, n, pick->reason, pick->rlen);
         const struct rio_coll_strategy *s = rio__coll_strategy_find(pick->name);
         h[PK_TOTAL] = c->total;
         h[PK_MIN] = c->min;
         h[PK_MAX] = c->max;
         h[PK_NONOVERLAP] = c->nonoverlap;
-        h[PK_REGIONS] = regions;
+        h[PK_REGIONS] = c->total_regions;
         h[PK_ROWS] = !s || !s->alone; /* an unknown name falls back to two_phase */
         h[PK_NCAND] = n;
         for (int k = 0; k < n; k++) /* the table's names: an index each */
@@ -260,11 +259,12 @@ static int picked_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_O
         c->min = h[PK_MIN];
         c->max = h[PK_MAX];
         c->nonoverlap = (int)h[PK_NONOVERLAP];
+        c->total_regions = h[PK_REGIONS];
     }
     int n = (int)h[PK_NCAND];
     for (int k = 0; k < n; k++)
         cands[k] = rio__coll_strategy_at(h[PK_CAND + k])->name;
-    pick->name = rio__coll_select_among(c, h[PK_REGIONS], cands, n, pick->reason, pick->rlen);
+    pick->name = rio__coll_select_among(c, cands, n, pick->reason, pick->rlen);
     return 1;
 }
 
