@@ -581,4 +581,70 @@ static inline void ct_unlink_all(const char *path)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* ---- slots and selectors ------------------------------------------------------ */
+
+/** Every rank's selector on fh in the same state: its entries' signatures,
+ *  candidates, counts and choice, hashed and compared; at least one entry
+ *  unless none_ok (a handle whose only call failed chose nothing).
+ *  Collective over MPI_COMM_WORLD. */
+static inline void ct_same_selectors(rio_file *fh, const char *what, int none_ok)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    int n = 0;
+    RT_OK(rio_select_count(fh, &n));
+    for (int i = 0; i < n; i++) {
+        struct rio_select_info si;
+        memset(&si, 0, sizeof si);
+        si.size = sizeof si;
+        if (!RT_OK(rio_select_get(fh, i, &si)))
+            break;
+        long long v[] = {si.write, si.nprocs, si.bytes, si.regions, si.relgap, si.ncand,
+                         si.examining, si.calls, si.exam_calls, si.reexams};
+        const unsigned char *p = (const unsigned char *)v;
+        for (size_t k = 0; k < sizeof v; k++)
+            h = (h ^ p[k]) * 1099511628211ULL;
+        for (int k = 0; k < si.ncand && k < RIO_SELECT_MAX_CAND; k++) {
+            for (const char *c = si.cand[k]; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+            h = (h ^ (unsigned)si.tput_calls[k]) * 1099511628211ULL;
+        }
+        for (const char *c = si.chosen; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
+    unsigned long long lo, hi;
+    MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(lo == hi && (n > 0 || none_ok), "%s: the ranks' selectors differ (%d entries here)",
+          what, n);
+}
+
+/** Rank 0 checks the file at path byte by byte: sets of slots of slot
+ *  bytes (set c, rank r at (c P + r) slot) holding pat(r, c slot) for
+ *  len(c, r) bytes and zeros after them. */
+static inline void ct_check_slots(const char *path, int sets, long long slot,
+                                  long long (*len)(int c, int r))
+{
+    if (rt_rank != 0)
+        return;
+    long long size = 0;
+    unsigned char *img = RT_SLURP(path, &size);
+    long long want = (long long)sets * rt_nprocs * slot;
+    CHECK(img && size <= want, "file %s: %lld bytes, at most %lld expected", path, size, want);
+    for (int c = 0; img && c < sets; c++)
+        for (int r = 0; r < rt_nprocs; r++) {
+            long long at = ((long long)c * rt_nprocs + r) * slot, n = len(c, r);
+            if (at >= size)
+                continue;
+            CHECK_PAT(img + at, (size_t)rt_minll(n, size - at), r, (long long)c * slot,
+                      "file: set %d, rank %d", c, r);
+            for (long long k = at + n; k < at + slot && k < size; k++)
+                if (img[k]) {
+                    CHECK(0, "file: byte %lld (set %d, rank %d's slot) is %d, not 0", k, c, r,
+                          img[k]);
+                    break;
+                }
+        }
+    free(img);
+}
+
 #endif /* CTEST_UTIL_H */

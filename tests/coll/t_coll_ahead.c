@@ -92,43 +92,11 @@ static void counted(long long gathers, long long ahead, const char *what)
           ahead);
 }
 
-/* Every rank's selector in the same state: its entries' signatures,
- * candidates, counts and choice, hashed and compared; at least one entry
- * unless none may be (a handle whose only call failed chose nothing). */
-static void same_selectors(rio_file *fh, const char *what, int none_ok)
-{
-    unsigned long long h = 1469598103934665603ULL;
-    int n = 0;
-    RT_OK(rio_select_count(fh, &n));
-    for (int i = 0; i < n; i++) {
-        struct rio_select_info si;
-        memset(&si, 0, sizeof si);
-        si.size = sizeof si;
-        if (!RT_OK(rio_select_get(fh, i, &si)))
-            break;
-        long long v[] = {si.write, si.nprocs, si.bytes, si.regions, si.relgap, si.ncand,
-                         si.examining, si.calls, si.exam_calls, si.reexams};
-        const unsigned char *p = (const unsigned char *)v;
-        for (size_t k = 0; k < sizeof v; k++)
-            h = (h ^ p[k]) * 1099511628211ULL;
-        for (int k = 0; k < si.ncand && k < RIO_SELECT_MAX_CAND; k++) {
-            for (const char *c = si.cand[k]; *c; c++)
-                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-            h = (h ^ (unsigned)si.tput_calls[k]) * 1099511628211ULL;
-        }
-        for (const char *c = si.chosen; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-    }
-    unsigned long long lo, hi;
-    MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    CHECK(lo == hi && (n > 0 || none_ok), "%s: the ranks' selectors differ (%d entries here)", what, n);
-}
-
 /* Read slot set s on fh (bad: the last rank passes offset -1 and must get
- * MPI_ERR_ARG, as every rank must); 1 if every byte is right.  The counts
- * are this call's. */
-static int read_set(rio_file *fh, int s, int bad, const char *what)
+ * MPI_ERR_ARG, as every rank must), with the summaries and calls run
+ * ahead counted (counted()); 1 if every byte is right. */
+static int read_set(rio_file *fh, int s, int bad, long long gathers, long long ahead,
+                    const char *what)
 {
     long long len = slot_len(s, rt_rank);
     unsigned char *buf = malloc(B);
@@ -154,8 +122,9 @@ static int read_set(rio_file *fh, int s, int bad, const char *what)
     }
     n_gather = g;
     n_ahead = a;
+    counted(gathers, ahead, what);
     free(buf);
-    same_selectors(fh, what, bad);
+    ct_same_selectors(fh, what, bad);
     return ok;
 }
 
@@ -166,8 +135,7 @@ static void one_read(const char *cands, int s, long long gathers, long long ahea
     rio_file *fh = open_file(cands);
     if (!fh)
         return;
-    read_set(fh, s, 0, what);
-    counted(gathers, ahead, what);
+    read_set(fh, s, 0, gathers, ahead, what);
     rio_file_close(&fh);
 }
 
@@ -189,35 +157,9 @@ static void write_set(const char *cands, int s, long long gathers, long long ahe
     n_gather = n_ahead = 0;
     RT_OK(rio_file_write_at_all(fh, off, buf, (int)len, MPI_BYTE, MPI_STATUS_IGNORE));
     counted(gathers, ahead, what);
-    same_selectors(fh, what, 0);
+    ct_same_selectors(fh, what, 0);
     free(buf);
     rio_file_close(&fh);
-}
-
-/* The file, byte by byte: each slot's written bytes, zeros elsewhere. */
-static void check_file(void)
-{
-    if (rt_rank != 0)
-        return;
-    long long len = 0;
-    unsigned char *img = RT_SLURP(path, &len);
-    long long want = (long long)SLOTS * rt_nprocs * B;
-    CHECK(img && len <= want, "file %s: %lld bytes, at most %lld expected", path, len, want);
-    for (int s = 0; img && s < SLOTS; s++)
-        for (int r = 0; r < rt_nprocs; r++) {
-            long long at = ((long long)s * rt_nprocs + r) * B, n = slot_len(s, r);
-            if (at >= len)
-                continue;
-            CHECK_PAT(img + at, (size_t)rt_minll(n, len - at), r, (long long)s * B,
-                      "file: set %d, rank %d", s, r);
-            for (long long k = at + n; k < at + B && k < len; k++)
-                if (img[k]) {
-                    CHECK(0, "file: byte %lld (set %d, rank %d's slot) is %d, not 0", k, s, r,
-                          img[k]);
-                    break;
-                }
-        }
-    free(img);
 }
 
 int main(int argc, char **argv)
@@ -235,25 +177,21 @@ int main(int argc, char **argv)
     one_read("independent", 0, 1, 0, "set 0, no decision yet");
     rio_file *fh = open_file("independent");
     if (fh) {
-        read_set(fh, 0, 0, "set 0 ahead");
-        counted(0, 1, "set 0 ahead");
-        read_set(fh, 0, 0, "set 0 again, steady");
-        counted(0, 0, "set 0 again, steady");
+        read_set(fh, 0, 0, 0, 1, "set 0 ahead");
+        read_set(fh, 0, 0, 0, 0, "set 0 again, steady");
         rio_file_close(&fh);
     }
     one_read("independent", 1, 1, 1, "set 1 ahead, a new signature");
     one_read("independent", 1, 0, 1, "set 1 ahead, decided");
     fh = open_file("independent");
     if (fh) {
-        read_set(fh, 0, 1, "a bad offset on the last rank");
-        counted(0, 1, "a bad offset on the last rank");
-        read_set(fh, 0, 0, "set 0 after the error");
-        counted(0, 1, "set 0 after the error");
+        read_set(fh, 0, 1, 0, 1, "a bad offset on the last rank");
+        read_set(fh, 0, 0, 0, 1, "set 0 after the error");
         rio_file_close(&fh);
     }
     one_read("two_phase", 0, 1, 0, "candidates two_phase");
     one_read("independent", 1, 1, 0, "decisions that differ");
-    check_file();
+    ct_check_slots(path, SLOTS, B, slot_len);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rt_rank == 0)
         unlink(path);

@@ -84,38 +84,6 @@ static void counted(long long gathers, long long rows, const char *what)
           n_rows, rows);
 }
 
-/* Every rank's selector in the same state: its entries' signatures,
- * candidates, counts and choice, hashed and compared. */
-static void same_selectors(rio_file *fh, const char *what)
-{
-    unsigned long long h = 1469598103934665603ULL;
-    int n = 0;
-    RT_OK(rio_select_count(fh, &n));
-    for (int i = 0; i < n; i++) {
-        struct rio_select_info si;
-        memset(&si, 0, sizeof si);
-        si.size = sizeof si;
-        if (!RT_OK(rio_select_get(fh, i, &si)))
-            break;
-        long long v[] = {si.write, si.nprocs, si.bytes, si.regions, si.relgap, si.ncand,
-                         si.examining, si.calls, si.exam_calls, si.reexams};
-        const unsigned char *p = (const unsigned char *)v;
-        for (size_t k = 0; k < sizeof v; k++)
-            h = (h ^ p[k]) * 1099511628211ULL;
-        for (int k = 0; k < si.ncand && k < RIO_SELECT_MAX_CAND; k++) {
-            for (const char *c = si.cand[k]; *c; c++)
-                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-            h = (h ^ (unsigned)si.tput_calls[k]) * 1099511628211ULL;
-        }
-        for (const char *c = si.chosen; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-    }
-    unsigned long long lo, hi;
-    MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    CHECK(lo == hi && n > 0, "%s: the ranks' selectors differ (%d entries here)", what, n);
-}
-
 static int write_call(rio_file *fh, int c, long long len)
 {
     unsigned char *buf = malloc(B);
@@ -129,6 +97,12 @@ static int write_call(rio_file *fh, int c, long long len)
         wlen[c][r] = all[r];
     free(buf);
     return ok;
+}
+
+/* The bytes rank r wrote in call c. */
+static long long written(int c, int r)
+{
+    return wlen[c][r];
 }
 
 /* Read back call c's slot; 1 if every byte is right. */
@@ -147,32 +121,6 @@ static int read_call(rio_file *fh, int c, const char *what)
     n_rows = r;
     free(buf);
     return ok;
-}
-
-/* The file, byte by byte: each slot's written bytes, zeros elsewhere. */
-static void check_file(void)
-{
-    if (rt_rank != 0)
-        return;
-    long long len = 0;
-    unsigned char *img = RT_SLURP(path, &len);
-    long long want = (long long)CALLS * rt_nprocs * B;
-    CHECK(img && len <= want, "file %s: %lld bytes, at most %lld expected", path, len, want);
-    for (int c = 0; img && c < CALLS; c++)
-        for (int r = 0; r < rt_nprocs; r++) {
-            long long at = ((long long)c * rt_nprocs + r) * B, n = wlen[c][r];
-            if (at >= len)
-                continue;
-            CHECK_PAT(img + at, (size_t)rt_minll(n, len - at), r, (long long)c * B,
-                      "file: call %d, rank %d", c, r);
-            for (long long k = at + n; k < at + B && k < len; k++)
-                if (img[k]) {
-                    CHECK(0, "file: byte %lld (call %d, rank %d's slot) is %d, not 0", k, c, r,
-                          img[k]);
-                    break;
-                }
-        }
-    free(img);
 }
 
 int main(int argc, char **argv)
@@ -194,7 +142,7 @@ int main(int argc, char **argv)
         counted(0, 0, "write 2 (steady)");
         write_call(fh, 2, rt_rank == 0 ? B / 2 : B);
         counted(1, 0, "write 3");
-        same_selectors(fh, "after the writes");
+        ct_same_selectors(fh, "after the writes", 0);
         rio_file_close(&fh);
     }
     for (int c = 0; c < CALLS; c++) {
@@ -213,7 +161,7 @@ int main(int argc, char **argv)
         counted(1, 1, "two_phase read 1");
         read_call(fh, 1, "two_phase read 2");
         counted(1, 1, "two_phase read 2");
-        same_selectors(fh, "two_phase reads");
+        ct_same_selectors(fh, "two_phase reads", 0);
         rio_file_close(&fh);
     }
 
@@ -222,17 +170,17 @@ int main(int argc, char **argv)
     if (fh) {
         read_call(fh, 0, "examined read 1");
         counted(1, 0, "examined read 1 (independent)");
-        same_selectors(fh, "examined read 1");
+        ct_same_selectors(fh, "examined read 1", 0);
         read_call(fh, 0, "examined read 2");
         counted(1, 1, "examined read 2 (two_phase)");
-        same_selectors(fh, "examined read 2");
+        ct_same_selectors(fh, "examined read 2", 0);
         for (int k = 0; k < 4; k++) {
             read_call(fh, (2 + k) % CALLS, "decided read");
-            same_selectors(fh, "decided read");
+            ct_same_selectors(fh, "decided read", 0);
         }
         rio_file_close(&fh);
     }
-    check_file();
+    ct_check_slots(path, CALLS, B, written);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rt_rank == 0)
         unlink(path);
