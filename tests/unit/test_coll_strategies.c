@@ -174,6 +174,7 @@ static void build(struct built *b, const struct call_case *k)
         b->sum[i].bytes = k->bytes;
         b->sum[i].regions = k->regions;
         c->total += k->bytes;
+        c->total_regions += k->regions;
     }
     c->min = 0;
     c->max = k->nprocs * span;
