@@ -148,8 +148,6 @@ void rio__coll_keep_shape(struct rio_coll_ctx *ctx, const struct rio_coll_call *
  * gave, and a second write puts the same bytes where the first put them
  * (ranks whose writes overlap leave one rank's bytes there either way, as
  * the standard allows outside atomic mode, which never runs under auto).
- * Above a few ranks only, where the tree's collectives carry the summary
- * (RIO_COLL_TREE_RANKS).
  */
 const struct rio_coll_strategy *rio__coll_ahead(struct rio_coll_ctx *ctx,
                                                 const struct rio_coll_req *req)
@@ -158,7 +156,7 @@ const struct rio_coll_strategy *rio__coll_ahead(struct rio_coll_ctx *ctx,
      * state; a call that captures its transfers or runs beside the program
      * is measured its own way */
     const struct rio_coll_settings *h = rio__coll_settings(req->hints);
-    if (req->uncapture || req->beside || !ctx->sel || ctx->nprocs <= RIO_COLL_TREE_RANKS ||
+    if (req->uncapture || req->beside || !ctx->sel ||
         (req->write ? h->romio_cb_write : h->romio_cb_read) == RIO_ENABLE)
         return NULL;
     rio__select_configure(ctx->sel, req->hints);

@@ -336,8 +336,7 @@ struct rio_coll_pick {
  * --suite scale, demo): a write under two_phase made 21.9 metadata
  * messages per rank with the allgather, 16.9 with these (OMPIO: 20).  On
  * a few ranks the allgather's one step is the cheaper (the agreement
- * switches at the same count, agree.c).  Calls run ahead (auto.c)
- * above it too. */
+ * switches at the same count, agree.c). */
 #define RIO_COLL_TREE_RANKS 8
 
 /** The strategy the hints ask for: the unaggregated one for atomic mode and
@@ -364,9 +363,8 @@ int rio__coll_steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *
                           const struct rio_coll_strategy *forced, struct rio_coll_pick *kept);
 /** The strategy a call under auto runs ahead, before its summary: one
  *  where each rank serves itself that the selector's decisions for calls
- *  of its kind (read or write) on this many ranks all name, above
- *  RIO_COLL_TREE_RANKS ranks; NULL for none.  The selector exists.
- *  Local; the same on every rank. */
+ *  of its kind (read or write) on this many ranks all name; NULL for
+ *  none.  The selector exists.  Local; the same on every rank. */
 const struct rio_coll_strategy *rio__coll_ahead(struct rio_coll_ctx *ctx,
                                                 const struct rio_coll_req *req);
 /** The agreement of a call that ran s ahead, its own error rc: every rank

@@ -1,12 +1,12 @@
 /*
- * t_coll_ahead.c — above 8 ranks, a call under auto whose kind (read or
- * write) the selector has decided to serve with each rank's own requests
+ * t_coll_ahead.c — a call under auto whose kind (read or write) the selector has decided to serve with each rank's own requests
  * runs that strategy before its summary, and one agreement then says
  * whether the decision for the call's signature stands (src/coll/auto.c).
  *
- * The program defines MPI_Gather (a summary on the tree starts with one)
- * and MPI_Op_create (the agreement of a call run ahead makes its
- * reduction) to count them per collective call.  The file holds SLOTS
+ * The program defines MPI_Gather and MPI_Allgather (a summary is a gather
+ * of MPI_OFFSET rows above 8 ranks, an allgather of them on fewer) and
+ * MPI_Type_contiguous (the agreement of a call run ahead makes its record
+ * type with it) to count them per collective call.  The file holds SLOTS
  * slot sets (set s, rank r: offset (s P + r) B, pat(r, s B)); in set 1
  * rank 0 has half its slot, so a call on it is another signature.  Each
  * call below uses a new handle (the decisions come from the earlier
@@ -33,17 +33,14 @@
  *   candidates independent again: the decisions differ (set 0 two_phase,
  *     set 1 independent): the summary, no read ahead
  *
- * Every rank's selector must hold the same state after each read.  At 8
- * ranks or fewer nothing is read ahead: only the bytes and the selectors'
- * agreement are checked.
+ * Every rank's selector must hold the same state after each call.
  */
 #include "ctest_util.h"
 
 #define B 4096
 #define SLOTS 2
-#define TREE_RANKS 8 /* coll_int.h's RIO_COLL_TREE_RANKS */
 
-static long long n_gather, n_ahead;
+static long long n_gather, n_ahead; /* summaries, calls run ahead */
 
 int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                int root, MPI_Comm comm)
@@ -52,10 +49,18 @@ int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Da
     return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
 }
 
-int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
+int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                  MPI_Comm comm)
+{
+    if (st == MPI_OFFSET)
+        n_gather++;
+    return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
+}
+
+int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
 {
     n_ahead++;
-    return PMPI_Op_create(fn, commute, op);
+    return PMPI_Type_contiguous(count, old, out);
 }
 
 static char path[4096];
@@ -84,8 +89,6 @@ static rio_file *open_file(const char *cands)
 /* The summaries and reads ahead a read made; -1: not checked. */
 static void counted(long long gathers, long long ahead, const char *what)
 {
-    if (rt_nprocs <= TREE_RANKS)
-        return;
     CHECK(gathers < 0 || n_gather == gathers, "%s: %lld gathers, expected %lld", what, n_gather,
           gathers);
     CHECK(ahead < 0 || n_ahead == ahead, "%s: %lld reads ahead, expected %lld", what, n_ahead,
