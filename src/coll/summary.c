@@ -120,7 +120,6 @@ static int summary_computed(struct rio_coll_call *c, int ok, MPI_Offset size)
  * on the stack, and their exchange carries each rank's `ok`. */
 #define SUMMARY_STACK 256
 
-
 /* Every rank's w words of mine into all, in rank order.  Column col (-1:
  * none) is wanted only as its maximum over the ranks: on the tree the
  * broadcast carries that once rather than a column of P words (1 KiB a
