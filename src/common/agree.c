@@ -78,75 +78,74 @@ static int agreed(MPI_Comm comm, int rank, int nprocs, int err, MPI_Offset key)
     return a.err;
 }
 
-int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
+/* Fold record a into b (w words): the last `sums` words summed, the
+ * others their maximum (the key, word 0, always). */
+static void combine(const MPI_Offset *a, MPI_Offset *b, int w, int sums)
 {
-    int rank, nprocs;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
-    MPI_Offset in[1 + RIO_AGREE_MAX_VALS], out[1 + RIO_AGREE_MAX_VALS];
-    n = RIO_MAX(0, RIO_MIN(n, RIO_AGREE_MAX_VALS));
-    in[0] = key_of(err, rank, nprocs);
-    if (n)
-        memcpy(in + 1, vals, sizeof *vals * (size_t)n);
-    if (nprocs <= gather_ranks) {
-        MPI_Offset all[AGREE_GATHER_RANKS * (1 + RIO_AGREE_MAX_VALS)];
-        MPI_Allgather(in, n + 1, RIO_MPI_OFFSET_SIGNED, all, n + 1, RIO_MPI_OFFSET_SIGNED, comm);
-        memcpy(out, all, sizeof *out * (size_t)(n + 1));
-        for (int r = 1; r < nprocs; r++)
-            for (int k = 0; k <= n; k++)
-                out[k] = RIO_MAX(out[k], all[r * (n + 1) + k]);
-    } else {
-        MPI_Allreduce(in, out, n + 1, RIO_MPI_OFFSET_SIGNED, MPI_MAX, comm);
-    }
-    if (n)
-        memcpy(vals, out + 1, sizeof *vals * (size_t)n);
-    return agreed(comm, rank, nprocs, err, out[0]);
+    for (int k = 0; k < w; k++)
+        b[k] = k < w - sums ? RIO_MAX(a[k], b[k]) : a[k] + b[k];
 }
 
-/* The reduction of rio__agree_max_sum: records of w words (w from the
- * record type's size), the last two summed, the others their maximum. */
+/* The reduction of rio__agree_max_sum's records: w words each, from the
+ * record type's size, the last two summed. */
 static void max_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     int size = 0;
     MPI_Type_size(*type, &size);
     int w = size / (int)sizeof(MPI_Offset);
-    const MPI_Offset *a = in;
-    MPI_Offset *b = inout;
-    for (int r = 0; r < *len; r++, a += w, b += w)
-        for (int k = 0; k < w; k++)
-            b[k] = k < w - 2 ? RIO_MAX(a[k], b[k]) : a[k] + b[k];
+    for (int r = 0; r < *len; r++)
+        combine((const MPI_Offset *)in + r * w, (MPI_Offset *)inout + r * w, w, 2);
 }
 
-int rio__agree_max_sum(MPI_Comm comm, int err, MPI_Offset *vals, int n)
+/* rio__agree_max, with the last `sums` (0 or 2) of vals summed rather
+ * than maximised.  The sums' reduction takes a record type and an
+ * operation of its own, made per call: no state outlives it. */
+static int agree_vals(MPI_Comm comm, int err, MPI_Offset *vals, int n, int sums)
 {
     int rank, nprocs;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
     MPI_Offset in[1 + RIO_AGREE_MAX_VALS], out[1 + RIO_AGREE_MAX_VALS];
-    n = RIO_MAX(2, RIO_MIN(n, RIO_AGREE_MAX_VALS));
-    int w = n + 1, len = 1;
+    n = RIO_MAX(sums, RIO_MIN(n, RIO_AGREE_MAX_VALS));
+    int w = n + 1, count = w;
     in[0] = key_of(err, rank, nprocs);
-    memcpy(in + 1, vals, sizeof *vals * (size_t)n);
-    /* the type and the operation are local objects, made per call: no
-     * state outlives it */
-    MPI_Datatype rec;
-    MPI_Op op;
-    MPI_Type_contiguous(w, RIO_MPI_OFFSET_SIGNED, &rec);
-    MPI_Type_commit(&rec);
+    if (n)
+        memcpy(in + 1, vals, sizeof *vals * (size_t)n);
+    MPI_Datatype rec = RIO_MPI_OFFSET_SIGNED;
+    if (sums) {
+        MPI_Type_contiguous(w, RIO_MPI_OFFSET_SIGNED, &rec);
+        MPI_Type_commit(&rec);
+        count = 1;
+    }
     if (nprocs <= gather_ranks) {
         MPI_Offset all[AGREE_GATHER_RANKS * (1 + RIO_AGREE_MAX_VALS)];
-        MPI_Allgather(in, 1, rec, all, 1, rec, comm);
+        MPI_Allgather(in, count, rec, all, count, rec, comm);
         memcpy(out, all, sizeof *out * (size_t)w);
         for (int r = 1; r < nprocs; r++)
-            max_sum(all + r * w, out, &len, &rec);
-    } else {
+            combine(all + r * w, out, w, sums);
+    } else if (sums) {
+        MPI_Op op;
         MPI_Op_create(max_sum, 1, &op);
         MPI_Allreduce(in, out, 1, rec, op, comm);
         MPI_Op_free(&op);
+    } else {
+        MPI_Allreduce(in, out, w, RIO_MPI_OFFSET_SIGNED, MPI_MAX, comm);
     }
-    MPI_Type_free(&rec);
-    memcpy(vals, out + 1, sizeof *vals * (size_t)n);
+    if (sums)
+        MPI_Type_free(&rec);
+    if (n)
+        memcpy(vals, out + 1, sizeof *vals * (size_t)n);
     return agreed(comm, rank, nprocs, err, out[0]);
+}
+
+int rio__agree_max(MPI_Comm comm, int err, MPI_Offset *vals, int n)
+{
+    return agree_vals(comm, err, vals, n, 0);
+}
+
+int rio__agree_max_sum(MPI_Comm comm, int err, MPI_Offset *vals, int n)
+{
+    return agree_vals(comm, err, vals, n, 2);
 }
 
 int rio__agree(MPI_Comm comm, int err)
