@@ -76,16 +76,23 @@ const char *rio__coll_select_auto(struct rio_coll_call *c, char *reason, size_t 
     return rio__coll_select_among(c, cands, ncand, reason, len);
 }
 
+/* A call's signature, from all ranks' bytes and regions and the extent
+ * [min, max) of their requests. */
+static struct rio_sel_sig signature(int write, int nprocs, MPI_Offset total, MPI_Offset regions,
+                                    MPI_Offset min, MPI_Offset max)
+{
+    return (struct rio_sel_sig){
+        .write = !!write, .nprocs = nprocs, .bytes = total, .regions = regions,
+        .relgap = regions > 1 ? ((max - min) - total) / (regions - 1) : 0,
+    };
+}
+
 /* Contract in coll_int.h. */
 const char *rio__coll_select_among(struct rio_coll_call *c, const char *const *cands, int ncand,
                                    char *reason, size_t len)
 {
     struct rio_coll_ctx *ctx = c->ctx;
-    MPI_Offset regions = c->total_regions;
-    ctx->sig = (struct rio_sel_sig){
-        .write = c->req->write, .nprocs = c->nprocs, .bytes = c->total, .regions = regions,
-        .relgap = regions > 1 ? ((c->max - c->min) - c->total) / (regions - 1) : 0,
-    };
+    ctx->sig = signature(c->req->write, c->nprocs, c->total, c->total_regions, c->min, c->max);
     return rio__select_choose(ctx->sel, &ctx->sig, cands, ncand, reason, len);
 }
 
@@ -159,7 +166,6 @@ const struct rio_coll_strategy *rio__coll_ahead(struct rio_coll_ctx *ctx,
     if (req->uncapture || req->beside || !ctx->sel ||
         (req->write ? h->romio_cb_write : h->romio_cb_read) == RIO_ENABLE)
         return NULL;
-    rio__select_configure(ctx->sel, req->hints);
     const struct rio_coll_strategy *s =
         rio__coll_strategy_find(rio__select_predict(ctx->sel, !!req->write, ctx->nprocs));
     return s && s->alone ? s : NULL;
@@ -180,11 +186,9 @@ int rio__coll_ahead_agree(struct rio_coll_ctx *ctx, const struct rio_coll_req *r
     ctx->steady = 0;
     if (err)
         return err;
-    MPI_Offset min = v[1] == LLONG_MIN ? 0 : -v[1], max = v[2], total = v[3], regions = v[4];
-    struct rio_sel_sig sig = {
-        .write = !!req->write, .nprocs = ctx->nprocs, .bytes = total, .regions = regions,
-        .relgap = regions > 1 ? ((max - min) - total) / (regions - 1) : 0,
-    };
+    MPI_Offset total = v[3];
+    struct rio_sel_sig sig =
+        signature(req->write, ctx->nprocs, total, v[4], v[1] == LLONG_MIN ? 0 : -v[1], v[2]);
     double t0 = rio__now();
     if (!rio__select_choose_known(ctx->sel, &sig, s->name, ctx->last.reason,
                                   sizeof ctx->last.reason)) {

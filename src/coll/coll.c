@@ -123,6 +123,10 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     int selected = 0, keep = 0, unmeasured = 0;
     if (!ctx->sel) /* collective: every rank makes its first call here */
         rio__coll_make_selector(ctx, req->st, req->hints, &c.layout);
+    /* once per call, before anything asks it: the root's pick in the
+     * summary, the read ahead, the choice */
+    if (is_auto && ctx->sel)
+        rio__select_configure(ctx->sel, req->hints);
 
     ctx->trace.n = 0;
     ctx->trace.dropped = 0;
@@ -170,7 +174,6 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
     }
     const struct rio_coll_strategy *chosen = s; /* "auto": the fixed rules */
     if (is_auto && ctx->sel && !ahead) {
-        rio__select_configure(ctx->sel, req->hints);
         if (steady) { /* the kept signature stands for the summary */
             name = rio__select_choose(ctx->sel, &ctx->sig, NULL, 0, reason, rlen);
             c.total = ctx->sig.bytes;

@@ -364,7 +364,8 @@ int rio__coll_steady_path(struct rio_coll_ctx *ctx, const struct rio_coll_call *
 /** The strategy a call under auto runs ahead, before its summary: one
  *  where each rank serves itself that the selector's decisions for calls
  *  of its kind (read or write) on this many ranks all name; NULL for
- *  none.  The selector exists.  Local; the same on every rank. */
+ *  none.  The selector exists, configured for req's hints.  Local; the
+ *  same on every rank. */
 const struct rio_coll_strategy *rio__coll_ahead(struct rio_coll_ctx *ctx,
                                                 const struct rio_coll_req *req);
 /** The agreement of a call that ran s ahead, its own error rc: every rank
