@@ -86,12 +86,12 @@ static rio_file *open_file(const char *cands)
     return fh;
 }
 
-/* The summaries and reads ahead a read made; -1: not checked. */
+/* The summaries and runs ahead a call made; -1: not checked. */
 static void counted(long long gathers, long long ahead, const char *what)
 {
     CHECK(gathers < 0 || n_gather == gathers, "%s: %lld gathers, expected %lld", what, n_gather,
           gathers);
-    CHECK(ahead < 0 || n_ahead == ahead, "%s: %lld reads ahead, expected %lld", what, n_ahead,
+    CHECK(ahead < 0 || n_ahead == ahead, "%s: %lld runs ahead, expected %lld", what, n_ahead,
           ahead);
 }
 
@@ -110,7 +110,6 @@ static int read_set(rio_file *fh, int s, int bad, long long gathers, long long a
         off = -1;
     MPI_Status st;
     int code = rio_file_read_at_all(fh, off, buf, (int)len, MPI_BYTE, &st);
-    long long g = n_gather, a = n_ahead;
     int ok;
     if (bad) {
         ok = RT_ERR(code, MPI_ERR_ARG, "MPI_File_read_at_all", path);
@@ -123,8 +122,6 @@ static int read_set(rio_file *fh, int s, int bad, long long gathers, long long a
                 ok = 0;
             }
     }
-    n_gather = g;
-    n_ahead = a;
     counted(gathers, ahead, what);
     free(buf);
     ct_same_selectors(fh, what, bad);
