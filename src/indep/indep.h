@@ -42,10 +42,15 @@ enum rio_indep_method {
     RIO_INDEP_NMETHODS /* how many there are, auto included */
 };
 
+/* The largest window of a sieved read, whatever ind_rd_buffer_size allows
+ * (sieve.c). */
+#define RIO_INDEP_READ_WINDOW_MAX ((MPI_Offset)256 << 10)
+
 /* The independent layer's hints (keys in indep.c). */
 struct rio_indep_settings {
     enum rio_tristate romio_ds_read, romio_ds_write;
-    long long ind_rd_buffer_size; /* default 4 MiB */
+    long long ind_rd_buffer_size; /* default 4 MiB; a read's window is at most
+                                   * RIO_INDEP_READ_WINDOW_MAX (sieve.c) */
     long long ind_wr_buffer_size; /* default 512 KiB */
     enum rio_indep_method indep_method; /* resonio_indep_method */
 };

@@ -476,6 +476,39 @@ static void stats_and_wronly(void)
         free(mem);
     }
 
+    /* a sieved read's window is at most RIO_INDEP_READ_WINDOW_MAX whatever
+     * ind_rd_buffer_size allows (4 MiB by default): 12-byte regions 16
+     * bytes apart over more than two such windows read in windows, each
+     * byte of the extent once, every byte to its place */
+    {
+        struct run r;
+        struct rio_stats stats;
+        long long count, got;
+        size_t alloc;
+        memset(&stats, 0, sizeof stats);
+        free(run_prepare(&r, RIO_INDEP_SIEVE, 1, 0, "", &count));
+        r.nbytes = 5 * RIO_INDEP_READ_WINDOW_MAX / 4;
+        setup_mem(&r, &count, &alloc);
+        fill_file(file_span(&r) + 100, 11);
+        unsigned char *mem = calloc(1, alloc), *file = read_file(&got);
+        MPI_Offset done;
+        long long span = file_span(&r) - DISP;
+        long long want = (span + RIO_INDEP_READ_WINDOW_MAX - 1) / RIO_INDEP_READ_WINDOW_MAX;
+        CHECK(do_rw(&r, 0, mem, count, &done, &stats) == 0 && done == r.nbytes,
+              "bounded window read");
+        long long bad = 0;
+        for (long long b = 0; b < r.nbytes; b++)
+            bad += mem[b] != file[DISP + map(&fshapes[1], b)];
+        CHECK(bad == 0, "bounded window read: %lld bytes wrong", bad);
+        CHECK(want >= 3 && method_requests(&stats, "sieve") >= want &&
+                  method_requests(&stats, "sieve") <= want + 1 && stats.bytes_accessed == span,
+              "bounded window read: %lld requests (want %lld or one more), %lld bytes accessed "
+              "(want %lld)",
+              method_requests(&stats, "sieve"), want, stats.bytes_accessed, span);
+        free(mem);
+        free(file);
+    }
+
     /* sieved reads of page-sized regions: one preadv over the small holes,
      * which are read (accessed) but land in no user byte; no window buffer,
      * so a window hint smaller than a region does not split the read */
