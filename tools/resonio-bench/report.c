@@ -127,7 +127,7 @@ static void cell_copies(char *buf, size_t len, const struct bench_impl_result *r
              (double)(r->w.copies + r->r.copies) / (double)(r->w.coll_bytes + r->r.coll_bytes));
 }
 
-/* Peak RSS of the probe round and what the round added, MiB. */
+/* Peak RSS of the first timed round and what the round added, MiB. */
 static void cell_rss(char *buf, size_t len, const struct bench_impl_result *r)
 {
     snprintf(buf, len, "%.0f (+%.0f)", r->rss_mib, r->rss_added_mib);
@@ -1336,9 +1336,10 @@ static const char report_head[] =
     "holds exactly the workload's bytes. \"non-zero bytes in gaps\" means the bytes the "
     "workload never writes (hpio with region_spacing) did not read back as zero: the "
     "implementation wrote something there (the data itself was right).\n"
-    "- RSS: peak resident set of the implementation's probe round (untimed; ru_maxrss reset "
+    "- RSS: peak resident set of the implementation's first timed round (ru_maxrss reset "
     "before it), max over ranks, and in brackets what that round added to the resident set "
-    "it started with. Before the round, resonio's kept buffers (`rio_release_memory`) and "
+    "it started with; not the probe round's, whose counters gather every rank's storage "
+    "requests on rank 0 after each call. Before the round, resonio's kept buffers (`rio_release_memory`) and "
     "the C library's free memory go back to the system, so no other row's leftovers count; "
     "the peak includes the benchmark's own buffers (resident before the round) and the MPI "
     "library's memory. What a round adds is memory first touched in it, library code and MPI "
