@@ -75,6 +75,7 @@ static inline void rio__indep_count(const struct rio_indep_req *req, enum rio_in
  * take reads the same holes and copies the regions once more. */
 #define RIO_INDEP_HOLE_MAX ((MPI_Offset)4 << 10)
 #define RIO_INDEP_HOLE_SUBPAGE ((MPI_Offset)8 << 10)
+#define RIO_INDEP_HOLE_SPARSE ((MPI_Offset)4 << 10) /* smaller regions: sieve.c */
 #define RIO_INDEP_IOV_REGION ((MPI_Offset)4096)
 #define RIO_INDEP_IOV_SMALL ((MPI_Offset)1024)
 /* Each method's entry point, rio__indep_NAME for each row of methods.h

@@ -81,7 +81,24 @@
  * tried.
  *
  * Smaller regions are copied out of the window by one tight loop over the
- * type's blocks, not given an iovec entry each.
+ * type's blocks, not given an iovec entry each, unless the read is sparse:
+ * regions below RIO_INDEP_IOV_REGION whose mean hole is a page
+ * (RIO_INDEP_HOLE_SPARSE) or more go by one preadv over the holes too, the
+ * dropped buffer twice the mean hole, so each call covers up to 512
+ * regions whatever the extent, and the memory is the hole's, not the
+ * extent's.  The hole bytes are read either way; into one small buffer
+ * they stay in the processor's cache.  One process reading regions N
+ * times their length apart (64 to 4096 of them, 2 MiB of extent or 4096
+ * regions), ext4's page cache, best of 100 reads, microseconds, window
+ * (at most 256 KiB) against this way:
+ *
+ *   region  hole    window  preadv       region  hole    window  preadv
+ *     64     960    105.8   209.9          256    768    138.6   311.1
+ *     64    1984    120.6   124.6          256   1792    125.2   135.3
+ *     64    3008    108.9   136.9          256   2816     98.0   134.6
+ *     64    4032    108.1    92.5          256   3840    113.2    88.5
+ *     64    8128    120.0    94.4          256  16128     99.4    66.0
+ *     16    4080    122.3   109.1         1024  15360    105.6    84.7
  *
  * Writes: the same windows, ind_wr_buffer_size long, under an exclusive
  * byte-range lock (when the driver has locks): read the window (bytes past
@@ -266,7 +283,9 @@ static int sieve_read_stream(const struct rio_indep_req *req, struct rio_pairs *
 
 /* Are the regions of a read of len stream bytes over span file bytes
  * long enough, and its holes short enough, for one preadv over the holes
- * (see the top)?  The hole is the request's mean gap, as the chooser's. */
+ * (see the top), or its holes long enough (sparse reads, below)?  The
+ * hole is the request's mean gap, as the chooser's.  Returns the longest
+ * hole read into the dropped buffer (its size), or 0 for windows. */
 static MPI_Offset iov_read(const struct rio_indep_req *req, MPI_Offset span, MPI_Offset len)
 {
     const struct rio_dtype_info *fi = rio__dtype_info(req->filetype);
@@ -275,12 +294,16 @@ static MPI_Offset iov_read(const struct rio_indep_req *req, MPI_Offset span, MPI
     MPI_Offset mean = fi->size / fi->regions;
     if (mean >= RIO_INDEP_IOV_REGION)
         return RIO_INDEP_HOLE_MAX;
+    double nreg = RIO_MAX(2.0, (double)len / (double)mean);
+    double hole = (double)(span - len) / (nreg - 1);
+    if (hole >= (double)RIO_INDEP_HOLE_SPARSE) {
+        /* twice the mean hole, whole pages, at most a window */
+        MPI_Offset page = RIO_INDEP_HOLE_SPARSE, h = (MPI_Offset)(2 * hole) + page - 1;
+        return RIO_MIN(h / page * page, RIO_INDEP_READ_WINDOW_MAX);
+    }
     if (mean < RIO_INDEP_IOV_SMALL)
         return 0;
-    double nreg = RIO_MAX(2.0, (double)len / (double)mean);
-    return (double)(span - len) / (nreg - 1) < (double)RIO_INDEP_HOLE_SUBPAGE
-               ? RIO_INDEP_HOLE_SUBPAGE
-               : 0;
+    return hole < (double)RIO_INDEP_HOLE_SUBPAGE ? RIO_INDEP_HOLE_SUBPAGE : 0;
 }
 
 int rio__indep_sieve(const struct rio_indep_req *req, struct rio_pairs *c)
