@@ -458,6 +458,35 @@ static void faults(void)
     printf("ok - fault injection for every method\n");
 }
 
+/* A sieved read of nbytes through file shape fs into contiguous memory,
+ * with the window hint's default, every byte checked against the file;
+ * the storage requests, the bytes accessed and the extent read. */
+static void sieved_read(int fs, long long nbytes, const char *what, long long *reqs,
+                        long long *accessed, long long *span)
+{
+    struct run r;
+    struct rio_stats stats;
+    long long count, got;
+    size_t alloc;
+    memset(&stats, 0, sizeof stats);
+    free(run_prepare(&r, RIO_INDEP_SIEVE, fs, 0, "", &count));
+    r.nbytes = nbytes;
+    setup_mem(&r, &count, &alloc);
+    fill_file(file_span(&r) + 100, 11);
+    unsigned char *mem = calloc(1, alloc), *file = read_file(&got);
+    MPI_Offset done;
+    CHECK(do_rw(&r, 0, mem, count, &done, &stats) == 0 && done == r.nbytes, "%s", what);
+    long long bad = 0;
+    for (long long b = 0; b < r.nbytes; b++)
+        bad += mem[b] != file[DISP + map(&fshapes[fs], b)];
+    CHECK(bad == 0, "%s: %lld bytes wrong", what, bad);
+    *reqs = method_requests(&stats, "sieve");
+    *accessed = stats.bytes_accessed;
+    *span = file_span(&r) - DISP;
+    free(mem);
+    free(file);
+}
+
 /* Sieving writes on a write-only file fall back; stats count per method. */
 static void stats_and_wronly(void)
 {
@@ -483,34 +512,16 @@ static void stats_and_wronly(void)
     /* a sieved read's window is at most RIO_INDEP_READ_WINDOW_MAX whatever
      * ind_rd_buffer_size allows (4 MiB by default): 12-byte regions 16
      * bytes apart over more than two such windows read in windows, each
-     * byte of the extent once, every byte to its place */
+     * byte of the extent once */
     {
-        struct run r;
-        struct rio_stats stats;
-        long long count, got;
-        size_t alloc;
-        memset(&stats, 0, sizeof stats);
-        free(run_prepare(&r, RIO_INDEP_SIEVE, 1, 0, "", &count));
-        r.nbytes = 5 * RIO_INDEP_READ_WINDOW_MAX / 4;
-        setup_mem(&r, &count, &alloc);
-        fill_file(file_span(&r) + 100, 11);
-        unsigned char *mem = calloc(1, alloc), *file = read_file(&got);
-        MPI_Offset done;
-        long long span = file_span(&r) - DISP;
+        long long reqs, accessed, span;
+        sieved_read(1, 5 * RIO_INDEP_READ_WINDOW_MAX / 4, "bounded window read", &reqs, &accessed,
+                    &span);
         long long want = (span + RIO_INDEP_READ_WINDOW_MAX - 1) / RIO_INDEP_READ_WINDOW_MAX;
-        CHECK(do_rw(&r, 0, mem, count, &done, &stats) == 0 && done == r.nbytes,
-              "bounded window read");
-        long long bad = 0;
-        for (long long b = 0; b < r.nbytes; b++)
-            bad += mem[b] != file[DISP + map(&fshapes[1], b)];
-        CHECK(bad == 0, "bounded window read: %lld bytes wrong", bad);
-        CHECK(want >= 3 && method_requests(&stats, "sieve") >= want &&
-                  method_requests(&stats, "sieve") <= want + 1 && stats.bytes_accessed == span,
+        CHECK(want >= 3 && reqs >= want && reqs <= want + 1 && accessed == span,
               "bounded window read: %lld requests (want %lld or one more), %lld bytes accessed "
               "(want %lld)",
-              method_requests(&stats, "sieve"), want, stats.bytes_accessed, span);
-        free(mem);
-        free(file);
+              reqs, want, accessed, span);
     }
 
     /* sieved reads of page-sized regions: one preadv over the small holes,
@@ -553,33 +564,14 @@ static void stats_and_wronly(void)
     }
 
     /* a sparse read of 600 regions: one preadv per 512 (two iovec
-     * entries each), the hole between the calls not read, every byte to
-     * its place */
+     * entries each), the hole between the calls not read */
     {
-        struct run r;
-        struct rio_stats stats;
-        long long count, got;
-        size_t alloc;
-        memset(&stats, 0, sizeof stats);
-        free(run_prepare(&r, RIO_INDEP_SIEVE, 8, 0, "", &count));
-        r.nbytes = 600 * 100;
-        setup_mem(&r, &count, &alloc);
-        fill_file(file_span(&r) + 100, 13);
-        unsigned char *mem = calloc(1, alloc), *file = read_file(&got);
-        MPI_Offset done;
-        long long span = file_span(&r) - DISP;
-        CHECK(do_rw(&r, 0, mem, count, &done, &stats) == 0 && done == r.nbytes,
-              "sparse read of 600 regions");
-        long long bad = 0;
-        for (long long b = 0; b < r.nbytes; b++)
-            bad += mem[b] != file[DISP + map(&fshapes[8], b)];
-        CHECK(bad == 0, "sparse read of 600 regions: %lld bytes wrong", bad);
-        CHECK(method_requests(&stats, "sieve") == 2 && stats.bytes_accessed == span - 4900,
+        long long reqs, accessed, span;
+        sieved_read(8, 600 * 100, "sparse read of 600 regions", &reqs, &accessed, &span);
+        CHECK(reqs == 2 && accessed == span - 4900,
               "sparse read of 600 regions: %lld requests (want 2), %lld bytes accessed "
               "(want %lld)",
-              method_requests(&stats, "sieve"), stats.bytes_accessed, span - 4900);
-        free(mem);
-        free(file);
+              reqs, accessed, span - 4900);
     }
 
     /* write-only file: sieve cannot read its window and must still work */
