@@ -127,7 +127,7 @@ static void cell_copies(char *buf, size_t len, const struct bench_impl_result *r
              (double)(r->w.copies + r->r.copies) / (double)(r->w.coll_bytes + r->r.coll_bytes));
 }
 
-/* Peak RSS of the first timed round and what the round added, MiB. */
+/* Peak RSS of the probe round and what the round added, MiB. */
 static void cell_rss(char *buf, size_t len, const struct bench_impl_result *r)
 {
     snprintf(buf, len, "%.0f (+%.0f)", r->rss_mib, r->rss_added_mib);
@@ -1310,7 +1310,8 @@ static const char report_head[] =
     "(`resonio_strategy` hint) and `auto`, in alternating rounds. Every round writes a new file "
     "with collective calls, reads it back, compares every byte read, and checks the file with "
     "POSIX reads. `limit` writes and reads the same number of bytes to a new file with large "
-    "sequential `pwrite`/`pread` of 1 MiB (each rank one contiguous 1/N): the physical reference on "
+    "sequential `pwrite`/`pread` of 1 MiB (each rank one contiguous 1/N): the physical reference "
+    "on "
     "the same file system.\n\n"
     "- Throughput: bytes of one phase over all ranks / time of the slowest rank, from a "
     "barrier to the end of the close (open excluded), median over the timed rounds; ±x% is "
@@ -1336,17 +1337,18 @@ static const char report_head[] =
     "holds exactly the workload's bytes. \"non-zero bytes in gaps\" means the bytes the "
     "workload never writes (hpio with region_spacing) did not read back as zero: the "
     "implementation wrote something there (the data itself was right).\n"
-    "- RSS: peak resident set of the implementation's first timed round (ru_maxrss reset "
+    "- RSS: peak resident set of the implementation's probe round (untimed; ru_maxrss reset "
     "before it), max over ranks, and in brackets what that round added to the resident set "
-    "it started with; not the probe round's, whose counters gather every rank's storage "
-    "requests on rank 0 after each call. Before the round, resonio's kept buffers (`rio_release_memory`) and "
+    "it started with, without the probes' own gathers of every rank's storage requests on "
+    "rank 0 after each call. Before the round, resonio's kept buffers (`rio_release_memory`) and "
     "the C library's free memory go back to the system, so no other row's leftovers count; "
     "the peak includes the benchmark's own buffers (resident before the round) and the MPI "
     "library's memory. What a round adds is memory first touched in it, library code and MPI "
     "buffers included, so the first rows of a run carry some that later rows share.\n"
     "- Targets: resonio `auto` >= native (write and read medians) on every workload; >= 3x "
     "native and >= 50% of `limit` on fine-grained noncontiguous workloads (a rank's file "
-    "pieces smaller than a 4 KiB page); >= 80% of `limit` on large contiguous ones (each rank's call one contiguous "
+    "pieces smaller than a 4 KiB page); >= 80% of `limit` on large contiguous ones (each rank's "
+    "call one contiguous "
     "file region of at least 1 MiB from contiguous memory); the selector adds less than 1 % "
     "to a 1 MiB-per-rank collective write once it has chosen (points where every call moves "
     "1 MiB per rank).\n"
