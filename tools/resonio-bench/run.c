@@ -395,10 +395,9 @@ static long long host_tx_bytes(void)
  * ranks, 256 requests a rank: megabytes), which is the bench's memory, not
  * the implementation's.  So the peak so far is kept before the gather, and
  * after it the C library gives the freed memory back and the peak restarts
- * from what is resident then.  (Counted in, rank 0 showed 1.8-3.2 MiB on
- * ecio under independent and direct at 128 ranks; at 64 ranks on one host,
- * under direct, 0.81 MiB counted in against at most 0.25 on any rank
- * without the gather.) */
+ * from what is resident then.  (Counted in, ecio under independent showed
+ * 1.77 MiB at 128 ranks, 0.23 without; at 64 ranks on one host, under
+ * direct, 0.81 MiB on rank 0 against at most 0.34 on any rank without.) */
 static double probe_peak;
 
 static void probe_call(const struct bench_io *io, void *fh, struct probe *pr)
