@@ -362,8 +362,7 @@ enum rio_indep_method rio__indep_choose(const struct rio_indep_req *req)
      * (A file read again and again, as resonio-micro-indep does, sieves
      * faster: 1.5 against 1.7 us per 16 KiB on tmpfs.)  The hole is the
      * request's own mean gap between regions. */
-    double nreg = RIO_MAX(2.0, (double)req->nbytes / mean);
-    double hole = (double)(span - req->nbytes) / (nreg - 1);
+    double hole = rio__indep_mean_hole(span, req->nbytes, mean);
     /* Storage whose views are its own datatype I/O (rados:) reads the
      * request's regions in one request per object; a sieve there reads its
      * window as one storage call per piece of its vector (no preadv of its

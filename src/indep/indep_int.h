@@ -73,6 +73,15 @@ static inline void rio__indep_count(const struct rio_indep_req *req, enum rio_in
  * bytes and more whose mean hole is shorter than RIO_INDEP_HOLE_SUBPAGE go
  * with holes of up to that (sieve.c): the window they would otherwise
  * take reads the same holes and copies the regions once more. */
+/* The mean gap between the regions of a request of len bytes in regions
+ * of mean bytes over span file bytes (at least two regions counted): the
+ * hole the chooser and the sieve's preadv rule judge by. */
+static inline double rio__indep_mean_hole(MPI_Offset span, MPI_Offset len, double mean)
+{
+    double nreg = RIO_MAX(2.0, (double)len / mean);
+    return (double)(span - len) / (nreg - 1);
+}
+
 #define RIO_INDEP_HOLE_MAX ((MPI_Offset)4 << 10)
 #define RIO_INDEP_HOLE_SUBPAGE ((MPI_Offset)8 << 10)
 #define RIO_INDEP_HOLE_SPARSE ((MPI_Offset)4 << 10) /* smaller regions: sieve.c */

@@ -294,8 +294,7 @@ static MPI_Offset iov_read(const struct rio_indep_req *req, MPI_Offset span, MPI
     MPI_Offset mean = fi->size / fi->regions;
     if (mean >= RIO_INDEP_IOV_REGION)
         return RIO_INDEP_HOLE_MAX;
-    double nreg = RIO_MAX(2.0, (double)len / (double)mean);
-    double hole = (double)(span - len) / (nreg - 1);
+    double hole = rio__indep_mean_hole(span, len, (double)mean);
     if (hole >= (double)RIO_INDEP_HOLE_SPARSE) {
         /* twice the mean hole, whole pages, at most a window */
         MPI_Offset page = RIO_INDEP_HOLE_SPARSE, h = (MPI_Offset)(2 * hole) + page - 1;
