@@ -125,8 +125,10 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         rio__coll_make_selector(ctx, req->st, req->hints, &c.layout);
     /* once per call, before anything asks it: the root's pick in the
      * summary, the read ahead, the choice */
-    if (is_auto && ctx->sel)
+    if (is_auto && ctx->sel) {
         rio__select_configure(ctx->sel, req->hints);
+        rio__select_hold(ctx->sel, req->uncapture || req->beside);
+    }
 
     ctx->trace.n = 0;
     ctx->trace.dropped = 0;
@@ -185,10 +187,13 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         ctx->pick_at_root[!!req->write] = chosen && chosen->alone;
         rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
-    /* transfers kept for later: only where the selector has decided (else
-     * it measures this call, transfers and all) */
+    /* decided, or held while re-examining (rio__select_hold): the
+     * selector does not measure the call */
+    int decided = selected && (rio__select_held(ctx->sel) || rio__select_peek(ctx->sel, &ctx->sig));
+    /* transfers kept for later: only where the selector does not measure
+     * this call (else it measures it, transfers and all) */
     if (req->uncapture) {
-        keep = !selected || rio__select_peek(ctx->sel, &ctx->sig) != NULL;
+        keep = !selected || decided;
         if (!keep && (rc = req->uncapture(req->st)) != 0)
             goto out;
     }
@@ -196,7 +201,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
      * call ran a re-examined two_phase over 512 MiB in the overlap suite
      * (Open MPI, 2 ranks, MULTIPLE): 0.52 s of waiting where the chosen
      * strategy's round hid 95 % */
-    unmeasured = keep || (req->beside && selected && rio__select_peek(ctx->sel, &ctx->sig));
+    unmeasured = keep || (req->beside && decided);
     rio__coll_keep_shape(ctx, &c);
     s = !is_auto ? forced : ahead ? ahead : chosen;
     if (!s) { /* a selector's name no strategy has (a profile of another version) */

@@ -39,12 +39,14 @@ struct rio_coll_req {
                                 the selector has decided its signature, its time is not
                                 recorded (the program shares the cores, and each rank's
                                 lane starts the call when its thread runs), so it starts
-                                no re-examination */
+                                no re-examination, and while one runs it keeps the
+                                strategy decided before (rio__select_hold) */
     /* Non-NULL when st keeps the call's storage transfers to make them
      * later (the file layer's nonblocking collective calls below
      * MPI_THREAD_MULTIPLE): the engine calls it, making st go through,
      * when the selector measures the call, since a time without the
-     * transfers would mislead it; a call it does not measure keeps them.
+     * transfers would mislead it; a call it does not measure (decided, or
+     * held during a re-examination as a beside call is) keeps them.
      * 0 or an error of the transfers kept until then. */
     int (*uncapture)(struct rio_store *st);
 };

@@ -72,6 +72,15 @@ void rio__select_configure(struct rio_select *s, const struct rio_hints *hints);
  */
 const char *rio__select_choose(struct rio_select *s, const struct rio_sel_sig *sig,
                                const char *const *cands, int ncand, char *reason, size_t len);
+/** Whether the next choices are for calls the selector must not examine
+ *  with (a nonblocking call, whose time is not the strategy's): while a
+ *  re-examination of their signature is under way they get the strategy
+ *  it started from, and nothing is recorded; the examination goes on with
+ *  the other calls.  A signature never decided is examined with any call.
+ *  Local; the same on every rank. */
+void rio__select_hold(struct rio_select *s, int hold);
+/** Whether the last choice was such a held one. */
+int rio__select_held(const struct rio_select *s);
 
 /** The strategy chosen for signature sig, if it has been seen and its
  *  examination is over; NULL otherwise.  Local, changes nothing. */

@@ -102,6 +102,7 @@ struct rio_select {
     unsigned evict;
     int pending, pend_entry, pend_cand;
     int pend_chosen;                  /* the pending call ran the chosen strategy */
+    int hold, held;                   /* rio__select_hold; the last choice was held */
     char *profile_path;
     struct prof_entry *prof;          /* loaded from the profile */
     int nprof;

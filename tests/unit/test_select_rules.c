@@ -32,6 +32,10 @@
  *              again before the examination ends, not forgotten (the
  *              last candidate used to run on, since the examination
  *              waited for a result that would not come)
+ *   held       calls held (rio__select_hold: nonblocking ones) keep the
+ *              choice while a re-examination runs, record nothing, and
+ *              leave the examination to the other calls; a signature
+ *              never decided is examined by held calls too
  *   time       the selector's own time is counted per call
  *   bounds     resonio_select_threshold is taken inside (0, 10) and
  *              resonio_select_prune inside [0, 1]; anything else, bounds
@@ -57,6 +61,7 @@ struct sim {
     int ncalls;
     int pending;         /* index of the last call's strategy, -1 none */
     double pend_speed;   /* its throughput, fixed when it ran */
+    int hold;            /* the calls are held ones (rio__select_hold) */
 };
 
 /* The selector's block of m's hints, written in place (strings not owned:
@@ -127,6 +132,7 @@ static void sim_calls(struct sim *m, int n)
         if (m->pending >= 0)
             rio__select_record(m->s, m->pend_speed);
         rio__select_configure(m->s, &m->h);
+        rio__select_hold(m->s, m->hold);
         const char *name = rio__select_choose(m->s, &sig, m->cands, m->ncand, reason,
                                               sizeof reason);
         rio__select_charge(m->s, 1e-6);
@@ -283,6 +289,44 @@ static void patience(void)
     CHECK(si.reexams == 1, "patience 1: reexams %d after one deviating call", si.reexams);
     sim_close(&m);
     printf("ok - patience\n");
+}
+
+/* A re-examination started by slow calls goes on only in calls that
+ * are not held; held calls run the choice it started from meanwhile. */
+static void held(void)
+{
+    struct sim m;
+    struct rio_select_info si;
+    sim_open(&m, "0", 1);
+    m.speed[0] = 100e6, m.speed[1] = 300e6, m.speed[2] = 100e6;
+    m.hold = 1; /* never decided: held calls examine */
+    sim_run(&m, 10, &si);
+    CHECK(!si.examining && !strcmp(si.chosen, "resonant") && si.exam_calls == 9,
+          "held: first examination: examining %d chose '%s' after %lld calls", si.examining,
+          si.chosen, si.exam_calls);
+    CHECK(!rio__select_held(m.s), "held: a decided call was held");
+    m.hold = 0;
+    m.speed[1] = 30e6; /* a slow call starts a re-examination (patience 1) */
+    sim_run(&m, 2, &si);
+    CHECK(si.reexams == 1 && si.examining, "held: reexams %d examining %d", si.reexams,
+          si.examining);
+    long long exam = si.exam_calls;
+    m.hold = 1;
+    m.speed[0] = 1e3, m.speed[1] = 1e3, m.speed[2] = 1e3; /* would decide anything */
+    int before = m.ncalls;
+    sim_run(&m, 12, &si);
+    expect_ran(&m, before, 12, "resonant", "held: calls during the re-examination");
+    CHECK(rio__select_held(m.s), "held: the last call not held");
+    CHECK(si.examining && si.exam_calls == exam && si.reexams == 1,
+          "held: held calls moved the re-examination: examining %d exam calls %lld (were %lld)",
+          si.examining, si.exam_calls, exam);
+    m.hold = 0; /* the other calls finish it: two_phase is now the fastest */
+    m.speed[0] = 300e6, m.speed[1] = 30e6, m.speed[2] = 100e6;
+    sim_run(&m, 12, &si);
+    CHECK(!si.examining && !strcmp(si.chosen, "two_phase") && si.reexams == 1,
+          "held: after the unheld calls examining %d chose '%s'", si.examining, si.chosen);
+    sim_close(&m);
+    printf("ok - held\n");
 }
 
 /* Noise that re-examines only to keep the choice makes the next
@@ -650,6 +694,7 @@ int main(int argc, char **argv)
     resume();
     behind();
     lost_result();
+    held();
     own_time();
     hint_bounds();
     ahead();
