@@ -58,6 +58,12 @@
  *              at issue
  *              a request freed before completion still writes, before
  *              the blocking call that follows
+ *   coll held  auto decides a write's strategy in blocking calls; a
+ *              blocking call slowed 200 times re-examines it; the
+ *              nonblocking calls that follow run the decided strategy
+ *              and leave the examination where it stood, and blocking
+ *              calls finish it (on the synchronous path the nonblocking
+ *              calls are blocking ones and examine)
  *   coll progress (Open MPI, below MULTIPLE) a rank blocked in a receive
  *              whose message the other sends after its wait: Open MPI's
  *              progress inside the receive makes the agreement
@@ -655,6 +661,82 @@ static void t_coll(void)
  * completion needs rank 1's agreement, which Open MPI's progress (inside
  * the receive) must start.  (Under MPICH this program waits forever, as
  * under ROMIO: its generalized requests are polled only when waited on.) */
+/* The selector's state of fh's one write signature. */
+static struct rio_select_info write_sig(rio_file *fh)
+{
+    struct rio_select_info si = {.size = sizeof si};
+    int n = 0;
+    RT_OK(rio_select_count(fh, &n));
+    for (int i = 0; i < n; i++) {
+        RT_OK(rio_select_get(fh, i, &si));
+        if (si.write)
+            return si;
+    }
+    CHECK(0, "coll held: no write signature among %d", n);
+    return si;
+}
+
+static void set_delay(rio_file *fh, const char *spec)
+{
+    MPI_Info info = rt_info("resonio_delay", spec, NULL);
+    RT_OK(rio_file_set_info(fh, info));
+    MPI_Info_free(&info);
+}
+
+static void t_coll_held(void)
+{
+    char path[512];
+    rt_path(path, sizeof path, "held");
+    rio_file *fh =
+        open_info("delay:", path,
+                  rt_info("resonio_delay", "req=2000", "resonio_select_calls", "1",
+                          "resonio_select_patience", "1", "resonio_select_reuse", "disable",
+                          "resonio_select_candidates", "independent,two_phase", NULL));
+    if (!fh)
+        return;
+    long long off = (long long)rt_rank * REG;
+    unsigned char *buf = malloc(REG);
+    rt_fill(buf, REG, rt_rank, off);
+    struct rio_select_info si = {0};
+    for (int i = 0; i < 8 && (i == 0 || si.examining); i++) {
+        RT_OK(rio_file_write_at_all(fh, off, buf, REG, MPI_BYTE, MPI_STATUS_IGNORE));
+        si = write_sig(fh);
+    }
+    CHECK(!si.examining && si.chosen[0], "coll held: not decided in 8 calls");
+    char chosen[sizeof si.chosen];
+    snprintf(chosen, sizeof chosen, "%s", si.chosen);
+    int reexams = si.reexams;
+    set_delay(fh, "req=400000");
+    RT_OK(rio_file_write_at_all(fh, off, buf, REG, MPI_BYTE, MPI_STATUS_IGNORE));
+    si = write_sig(fh);
+    CHECK(si.examining && si.reexams == reexams + 1,
+          "coll held: a call 200 times slower: examining %d, reexams %d (were %d)", si.examining,
+          si.reexams, reexams);
+    set_delay(fh, "req=2000");
+    long long exam = si.exam_calls;
+    for (int i = 0; i < 3; i++) {
+        MPI_Request req;
+        RT_OK(rio_file_iwrite_at_all(fh, off, buf, REG, MPI_BYTE, &req));
+        RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        struct rio_coll_info last = {.size = sizeof last};
+        RT_OK(rio_coll_last(fh, &last));
+        si = write_sig(fh);
+        if (coll_bg)
+            CHECK(!strcmp(last.strategy, chosen) && si.examining && si.exam_calls == exam,
+                  "coll held: nonblocking call %d ran %s (decided: %s), examining %d, exam "
+                  "calls %lld (were %lld)",
+                  i + 1, last.strategy, chosen, si.examining, si.exam_calls, exam);
+    }
+    for (int i = 0; i < 8 && si.examining; i++) {
+        RT_OK(rio_file_write_at_all(fh, off, buf, REG, MPI_BYTE, MPI_STATUS_IGNORE));
+        si = write_sig(fh);
+    }
+    CHECK(!si.examining && si.chosen[0], "coll held: the blocking calls did not end it");
+    RT_OK(rio_file_close(&fh));
+    check_region(path, off, REG, "coll held");
+    free(buf);
+}
+
 static void t_coll_progress(void)
 {
 #ifdef OPEN_MPI
@@ -800,6 +882,7 @@ int main(int argc, char **argv)
     t_error();
     t_sync_close();
     t_coll();
+    t_coll_held();
     t_coll_progress();
     t_coll_error();
     return rt_finish();
