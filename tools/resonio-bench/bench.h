@@ -248,8 +248,9 @@ struct bench_impl_result {
     double rss_added_mib; /* of which the round added (peak - resident at start) */
     double rss_mean_mib, rss_added_mean_mib; /* the same, the mean over ranks */
     /* the added memory of the largest aggregator and of the largest other
-     * rank, an aggregator being a rank that sent data to others in the
-     * first timed read (counting layer; naggs -1 without it) */
+     * rank, an aggregator being a rank that sent file data to others in the
+     * first timed read or made storage requests in a write where ranks
+     * sent each other file data (counting layer; naggs -1 without it) */
     double rss_added_agg_mib, rss_added_other_mib, rss_added_mine;
     int naggs;
     long long errors; /* failed calls + wrong bytes, all rounds, all ranks */

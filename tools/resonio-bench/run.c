@@ -558,14 +558,22 @@ static void count_keep(const struct point_ctx *x, int ncalls, struct bench_phase
 }
 
 /* The probe round's added memory of aggregators and of the other ranks,
- * apart: an aggregator is a rank that sent file data to others in the
- * first timed read, as the counting layer saw it (native's and resonio's
- * alike); nothing without the layer. */
+ * apart, with the roles of the first timed round, as the counting layer
+ * saw them (native's and resonio's alike); nothing without the layer.
+ * The memory is the peak over both phases, so an aggregator is a rank
+ * that aggregated in either: in the read it sent file data to others, in
+ * the write, where ranks sent each other file data, it made storage
+ * requests (a rank that only sends makes none).  With the read's role
+ * alone, the write aggregators of a decided node_first counted as other
+ * ranks (auto-decided on noncontig and ecio: 0.63-1.17 MiB in the
+ * 2026-11-30 scale run). */
 static void rss_by_role(struct bench_impl_result *res)
 {
     if (!res->r.cnt_rounds)
         return;
-    int agg = res->r.cnt_mine[2] > 0, naggs = 0;
+    long long sent_w = 0;
+    MPI_Allreduce(&res->w.cnt_mine[2], &sent_w, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    int agg = res->r.cnt_mine[2] > 0 || (sent_w > 0 && res->w.cnt_mine[6] > 0), naggs = 0;
     double mine[2] = {agg ? res->rss_added_mine : 0, agg ? 0 : res->rss_added_mine}, max[2];
     MPI_Allreduce(mine, max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&agg, &naggs, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
