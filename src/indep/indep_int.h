@@ -73,6 +73,12 @@ static inline void rio__indep_count(const struct rio_indep_req *req, enum rio_in
  * bytes and more whose mean hole is shorter than RIO_INDEP_HOLE_SUBPAGE go
  * with holes of up to that (sieve.c): the window they would otherwise
  * take reads the same holes and copies the regions once more. */
+#define RIO_INDEP_HOLE_MAX ((MPI_Offset)4 << 10)
+#define RIO_INDEP_HOLE_SUBPAGE ((MPI_Offset)8 << 10)
+#define RIO_INDEP_HOLE_SPARSE ((MPI_Offset)4 << 10) /* smaller regions: sieve.c */
+#define RIO_INDEP_IOV_REGION ((MPI_Offset)4096)
+#define RIO_INDEP_IOV_SMALL ((MPI_Offset)1024)
+
 /* The mean gap between the regions of a request of len bytes in regions
  * of mean bytes over span file bytes (at least two regions counted): the
  * hole the chooser and the sieve's preadv rule judge by. */
@@ -82,11 +88,6 @@ static inline double rio__indep_mean_hole(MPI_Offset span, MPI_Offset len, doubl
     return (double)(span - len) / (nreg - 1);
 }
 
-#define RIO_INDEP_HOLE_MAX ((MPI_Offset)4 << 10)
-#define RIO_INDEP_HOLE_SUBPAGE ((MPI_Offset)8 << 10)
-#define RIO_INDEP_HOLE_SPARSE ((MPI_Offset)4 << 10) /* smaller regions: sieve.c */
-#define RIO_INDEP_IOV_REGION ((MPI_Offset)4096)
-#define RIO_INDEP_IOV_SMALL ((MPI_Offset)1024)
 /* Each method's entry point, rio__indep_NAME for each row of methods.h
  * (contig and posix in indep.c, over rio__indep_by_regions below). */
 #define RIO_INDEP_METHOD(E, name)                                                            \

@@ -656,11 +656,6 @@ static void t_coll(void)
     free(buf);
 }
 
-/* Below MULTIPLE under Open MPI: rank 1 waits in a receive for a message
- * that rank 0 sends only once its collective write has completed; rank 0's
- * completion needs rank 1's agreement, which Open MPI's progress (inside
- * the receive) must start.  (Under MPICH this program waits forever, as
- * under ROMIO: its generalized requests are polled only when waited on.) */
 /* The selector's state of fh's one write signature. */
 static struct rio_select_info write_sig(rio_file *fh)
 {
@@ -737,6 +732,11 @@ static void t_coll_held(void)
     free(buf);
 }
 
+/* Below MULTIPLE under Open MPI: rank 1 waits in a receive for a message
+ * that rank 0 sends only once its collective write has completed; rank 0's
+ * completion needs rank 1's agreement, which Open MPI's progress (inside
+ * the receive) must start.  (Under MPICH this program waits forever, as
+ * under ROMIO: its generalized requests are polled only when waited on.) */
 static void t_coll_progress(void)
 {
 #ifdef OPEN_MPI
