@@ -187,9 +187,10 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         ctx->pick_at_root[!!req->write] = chosen && chosen->alone;
         rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
-    /* decided, or held while re-examining (rio__select_hold): the
-     * selector does not measure the call */
-    int decided = selected && (rio__select_held(ctx->sel) || rio__select_peek(ctx->sel, &ctx->sig));
+    /* a nonblocking call that is decided, or held while re-examining
+     * (rio__select_hold), is not measured; only such calls look it up */
+    int decided = (req->uncapture || req->beside) && selected &&
+                  (rio__select_held(ctx->sel) || rio__select_peek(ctx->sel, &ctx->sig));
     /* transfers kept for later: only where the selector does not measure
      * this call (else it measures it, transfers and all) */
     if (req->uncapture) {

@@ -571,9 +571,10 @@ static void rss_by_role(struct bench_impl_result *res)
 {
     if (!res->r.cnt_rounds)
         return;
-    long long sent_w = 0;
-    MPI_Allreduce(&res->w.cnt_mine[2], &sent_w, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    int agg = res->r.cnt_mine[2] > 0 || (sent_w > 0 && res->w.cnt_mine[6] > 0), naggs = 0;
+    /* called after the first timed round only: the write's data messages
+     * count_keep summed over ranks are that round's */
+    int sent_w = res->w.cnt_rounds && res->w.cnt_msgs[2] > 0;
+    int agg = res->r.cnt_mine[2] > 0 || (sent_w && res->w.cnt_mine[6] > 0), naggs = 0;
     double mine[2] = {agg ? res->rss_added_mine : 0, agg ? 0 : res->rss_added_mine}, max[2];
     MPI_Allreduce(mine, max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&agg, &naggs, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
