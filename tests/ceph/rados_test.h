@@ -23,6 +23,16 @@
 /* One connection per process (CEPH_CONF's cluster) and its pool contexts. */
 static rados_t rados_t_cl;
 
+/* At exit, before the libraries' own destructors: a connection still open
+ * then keeps librados's timer thread running into them (a crash in
+ * MonClient::tick after main returned, seen under load). */
+static void rados_t_shutdown(void)
+{
+    if (rados_t_cl)
+        rados_shutdown(rados_t_cl);
+    rados_t_cl = NULL;
+}
+
 /* The I/O context of pool (a new one; destroy it), NULL with a CHECK. */
 static inline rados_ioctx_t rados_t_pool(const char *pool)
 {
@@ -40,6 +50,7 @@ static inline rados_ioctx_t rados_t_pool(const char *pool)
             rados_t_cl = NULL;
             return NULL;
         }
+        atexit(rados_t_shutdown);
     }
     if ((r = rados_ioctx_create(rados_t_cl, pool, &io)) < 0) {
         CHECK(0, "librados: no pool %s: %s", pool, strerror(-r));
