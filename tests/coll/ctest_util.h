@@ -24,6 +24,7 @@
 #endif
 
 #include <stdint.h>
+#include <sys/mman.h>
 
 #define CT_SENTINEL 0xA5
 
@@ -85,6 +86,44 @@ static inline void ct_extent(const struct rt_list *l, long long *first, long lon
         if (i == 0 || l->p[i].off + l->p[i].len > *end)
             *end = l->p[i].off + l->p[i].len;
     }
+}
+
+static int ct_piece_cmp(const void *a, const void *b)
+{
+    const struct rt_piece *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/** File bytes covered by at least one of the n lists (each list's pieces
+ *  in any order; overlaps within and between lists count once). */
+static inline long long ct_union_bytes(const struct rt_list *const *lists, int n)
+{
+    size_t cnt = 0, k = 0;
+    for (int q = 0; q < n; q++)
+        cnt += (size_t)lists[q]->n;
+    if (!cnt)
+        return 0;
+    struct rt_piece *all = malloc(sizeof *all * cnt);
+    if (!all) {
+        fprintf(stderr, "ctest: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int q = 0; q < n; q++)
+        for (int i = 0; i < lists[q]->n; i++)
+            all[k++] = lists[q]->p[i];
+    qsort(all, cnt, sizeof *all, ct_piece_cmp);
+    long long sum = 0, lo = all[0].off, hi = all[0].off;
+    for (size_t i = 0; i < cnt; i++) {
+        if (all[i].off > hi) { /* a gap: the run [lo, hi) ends */
+            sum += hi - lo;
+            lo = all[i].off;
+            hi = lo;
+        }
+        if (all[i].off + all[i].len > hi)
+            hi = all[i].off + all[i].len;
+    }
+    free(all);
+    return sum + hi - lo;
 }
 
 /* ---- one rank's access ---------------------------------------------------------- */
@@ -392,6 +431,37 @@ static inline unsigned char *ct_slurp(const char *path, long long *len)
     unsigned char *p = emu_slurp(ct_emu, path, len);
     CHECK(p, "%s is not in the emu service %s", path, ct_emu);
     return p;
+}
+
+/** resonio's file at path for checking, as ct_slurp gives it, but a local
+ *  file is mapped read-only rather than copied: at many ranks each rank
+ *  then brings in only the pages it checks.  *mapped says which; release
+ *  with ct_unmap. */
+static inline unsigned char *ct_map(const char *path, long long *len, int *mapped)
+{
+    *mapped = 0;
+    if (ct_through_rio() || ct_cephfs_mount) /* not a local file system */
+        return ct_slurp(path, len);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    void *p = MAP_FAILED;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_size > 0)
+        p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    if (p == MAP_FAILED) /* empty, or absent: ct_slurp says why */
+        return ct_slurp(path, len);
+    *mapped = 1;
+    *len = (long long)sb.st_size;
+    return p;
+}
+
+static inline void ct_unmap(unsigned char *p, long long len, int mapped)
+{
+    if (mapped)
+        munmap(p, (size_t)len);
+    else
+        free(p);
 }
 
 /** Write n bytes at off of resonio's file path from rank 0 (posix, or

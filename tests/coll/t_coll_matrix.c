@@ -502,7 +502,7 @@ static void model_all(int k, int eof_read, struct all_model *m)
     m->tbytes = calloc((size_t)P * FACTOR, sizeof *m->tbytes);
     m->total = 0;
     m->nonoverlap = 1;
-    long long lo = -1, hi = 0, prev_end = -1;
+    long long prev_end = -1;
     for (int q = 0; q < P; q++) {
         if (eof_read)
             build_eof_read(q, P, 0, &m->acc[q]);
@@ -516,21 +516,13 @@ static void model_all(int k, int eof_read, struct all_model *m)
             if (f < prev_end)
                 m->nonoverlap = 0;
             prev_end = e;
-            if (lo < 0 || f < lo)
-                lo = f;
-            if (e > hi)
-                hi = e;
         }
     }
-    m->unique = 0;
-    if (lo >= 0) {
-        uint64_t *who = calloc((size_t)(hi - lo), sizeof *who);
-        for (int q = 0; q < P; q++)
-            ct_mark(who, lo, hi - lo, &m->acc[q].file, q);
-        for (long long o = 0; o < hi - lo; o++)
-            m->unique += who[o] != 0;
-        free(who);
-    }
+    const struct rt_list **files = malloc(sizeof *files * (size_t)P);
+    for (int q = 0; q < P; q++)
+        files[q] = &m->acc[q].file;
+    m->unique = ct_union_bytes(files, P);
+    free(files);
 }
 
 static void model_free(struct all_model *m)
@@ -1016,7 +1008,8 @@ static void run_config(const struct config *cf)
 
     /* what each rank read is what the file holds */
     long long lr = 0, lm = 0;
-    unsigned char *fr = ct_slurp(path, &lr);
+    int mapped = 0;
+    unsigned char *fr = ct_map(path, &lr, &mapped);
     for (int k = 0; k < NPK; k++) {
         if (!(cf->patterns >> k & 1))
             continue;
@@ -1032,7 +1025,7 @@ static void run_config(const struct config *cf)
             compare_files(cf, fr, lr, fm, lm);
         free(fm);
     }
-    free(fr);
+    ct_unmap(fr, lr, mapped);
     MPI_Barrier(MPI_COMM_WORLD);
     ct_unlink_rio(path);
 }
