@@ -23,10 +23,11 @@
 /* One connection per process (CEPH_CONF's cluster) and its pool contexts. */
 static rados_t rados_t_cl;
 
-/* At exit, before the libraries' own destructors: a connection still open
- * then keeps librados's timer thread running into them (a crash in
- * MonClient::tick after main returned, seen under load). */
-static void rados_t_shutdown(void)
+/* The connection's end; also run at exit, before the libraries' own
+ * destructors: a connection still open then keeps librados's timer thread
+ * running into them (a crash in MonClient::tick after main returned, seen
+ * under load). */
+static inline void rados_t_shutdown(void)
 {
     if (rados_t_cl)
         rados_shutdown(rados_t_cl);

@@ -509,7 +509,6 @@ int main(int argc, char **argv)
     test_ops();
     ceph_check_unreachable(rname, "cannot connect", TIMEOUT_S, MARGIN_S);
     delete_quiet(rname);
-    if (rados_t_cl)
-        rados_shutdown(rados_t_cl);
+    rados_t_shutdown();
     return rt_finish();
 }

@@ -365,7 +365,6 @@ int main(int argc, char **argv)
     test_indep(r, p, rados_t_slurp, "view", "dtype");
     rt_path(px, sizeof px, "view.indep");
     test_indep(px, px, slurp_posix, "dtype", "view");
-    if (rados_t_cl)
-        rados_shutdown(rados_t_cl);
+    rados_t_shutdown();
     return rt_finish();
 }
