@@ -121,7 +121,9 @@ test)
   done
   echo "== mpich: unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
   build build/sanitize mpich -DRESONIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
-  (cd build/sanitize && ctest -L unit --output-on-failure --timeout 600) 2>&1 | tee "$log" || true
+  # two at a time: single processes with files of their own, none timed
+  (cd build/sanitize && ctest -L unit -j2 --output-on-failure --timeout 600) 2>&1 |
+    tee "$log" || true
   count
   # ThreadSanitizer: clang through MPICH's compiler wrapper (MPICH_CC), at
   # configure and build time alike.  Only what it runs is built: the
