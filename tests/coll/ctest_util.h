@@ -88,7 +88,7 @@ static inline void ct_extent(const struct rt_list *l, long long *first, long lon
     }
 }
 
-static int ct_piece_cmp(const void *a, const void *b)
+static inline int ct_piece_cmp(const void *a, const void *b)
 {
     const struct rt_piece *x = a, *y = b;
     return x->off < y->off ? -1 : x->off > y->off;
