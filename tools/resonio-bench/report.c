@@ -1336,7 +1336,7 @@ static const char report_head[] =
     "holds exactly the workload's bytes. \"non-zero bytes in gaps\" means the bytes the "
     "workload never writes (hpio with region_spacing) did not read back as zero: the "
     "implementation wrote something there (the data itself was right).\n"
-    "- RSS: peak resident set of the implementation's probe round (untimed; ru_maxrss reset "
+    "- RSS: peak resident set of the implementation's probe round (untimed; VmHWM reset "
     "before it), max over ranks, and in brackets what that round added to the resident set "
     "it started with, without the probes' own gathers of every rank's storage requests on "
     "rank 0 after each call. Before the round, resonio's kept buffers (`rio_release_memory`) "
