@@ -338,7 +338,7 @@ static double status_mib(const char *key)
 }
 
 /* The peak and the current resident set come from the same counters
- * (/proc/self/status): getrusage's peak read up to 0.32 MiB below
+ * (/proc/self/status): getrusage's peak once read 0.32 MiB below
  * statm's resident set at the same moment (one rank of 32, ecio), an
  * error in every figure of memory a round added. */
 static double rss_mib(void)
