@@ -88,44 +88,6 @@ static inline void ct_extent(const struct rt_list *l, long long *first, long lon
     }
 }
 
-static inline int ct_piece_cmp(const void *a, const void *b)
-{
-    const struct rt_piece *x = a, *y = b;
-    return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/** File bytes covered by at least one of the n lists (each list's pieces
- *  in any order; overlaps within and between lists count once). */
-static inline long long ct_union_bytes(const struct rt_list *const *lists, int n)
-{
-    size_t cnt = 0, k = 0;
-    for (int q = 0; q < n; q++)
-        cnt += (size_t)lists[q]->n;
-    if (!cnt)
-        return 0;
-    struct rt_piece *all = malloc(sizeof *all * cnt);
-    if (!all) {
-        fprintf(stderr, "ctest: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    for (int q = 0; q < n; q++)
-        for (int i = 0; i < lists[q]->n; i++)
-            all[k++] = lists[q]->p[i];
-    qsort(all, cnt, sizeof *all, ct_piece_cmp);
-    long long sum = 0, lo = all[0].off, hi = all[0].off;
-    for (size_t i = 0; i < cnt; i++) {
-        if (all[i].off > hi) { /* a gap: the run [lo, hi) ends */
-            sum += hi - lo;
-            lo = all[i].off;
-            hi = lo;
-        }
-        if (all[i].off + all[i].len > hi)
-            hi = all[i].off + all[i].len;
-    }
-    free(all);
-    return sum + hi - lo;
-}
-
 /* ---- one rank's access ---------------------------------------------------------- */
 
 /** What one rank's call covers (the model) and, for the calling rank, the
@@ -145,6 +107,44 @@ static inline void ct_access_init(struct ct_access *a)
 {
     memset(a, 0, sizeof *a);
     a->etype = a->filetype = a->memtype = MPI_DATATYPE_NULL;
+}
+
+static inline int ct_piece_cmp(const void *a, const void *b)
+{
+    const struct rt_piece *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/** File bytes covered by at least one of the n accesses (each one's file
+ *  pieces in any order; overlaps within and between them count once). */
+static inline long long ct_union_bytes(const struct ct_access *acc, int n)
+{
+    size_t cnt = 0, k = 0;
+    for (int q = 0; q < n; q++)
+        cnt += (size_t)acc[q].file.n;
+    if (!cnt)
+        return 0;
+    struct rt_piece *all = malloc(sizeof *all * cnt);
+    if (!all) {
+        fprintf(stderr, "ctest: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int q = 0; q < n; q++)
+        for (int i = 0; i < acc[q].file.n; i++)
+            all[k++] = acc[q].file.p[i];
+    qsort(all, cnt, sizeof *all, ct_piece_cmp);
+    long long sum = 0, lo = all[0].off, hi = all[0].off;
+    for (size_t i = 0; i < cnt; i++) {
+        if (all[i].off > hi) { /* a gap: the run [lo, hi) ends */
+            sum += hi - lo;
+            lo = all[i].off;
+            hi = lo;
+        }
+        if (all[i].off + all[i].len > hi)
+            hi = all[i].off + all[i].len;
+    }
+    free(all);
+    return sum + hi - lo;
 }
 
 /** Free a derived datatype; named ones and MPI_DATATYPE_NULL are left. */

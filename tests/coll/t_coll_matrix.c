@@ -518,11 +518,7 @@ static void model_all(int k, int eof_read, struct all_model *m)
             prev_end = e;
         }
     }
-    const struct rt_list **files = malloc(sizeof *files * (size_t)P);
-    for (int q = 0; q < P; q++)
-        files[q] = &m->acc[q].file;
-    m->unique = ct_union_bytes(files, P);
-    free(files);
+    m->unique = ct_union_bytes(m->acc, P);
 }
 
 static void model_free(struct all_model *m)
