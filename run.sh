@@ -36,10 +36,10 @@ need_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-build() { # build <dir> <mpi> [cmake args...]
-  local dir=$1 mpi=$2; shift 2
+build() { # build <dir> <mpi> <target> [cmake args...] (target all: everything)
+  local dir=$1 mpi=$2 target=$3; shift 3
   cmake -S . -B "$dir" -DRESONIO_MPI="$mpi" "$@" >/dev/null
-  cmake --build "$dir" -j"$JOBS" >/dev/null
+  cmake --build "$dir" -j"$JOBS" --target "$target" >/dev/null
 }
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -115,12 +115,12 @@ test)
   }
   for mpi in "${MPIS[@]}"; do
     echo "== $mpi: build and test"
-    build "build/$mpi" "$mpi"
+    build "build/$mpi" "$mpi" all
     (cd "build/$mpi" && ctest --output-on-failure --timeout 300) 2>&1 | tee "$log" || true
     count
   done
   echo "== mpich: unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
-  build build/sanitize mpich -DRESONIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  build build/sanitize mpich unit-tests -DRESONIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
   # two at a time: single processes with files of their own, none timed
   (cd build/sanitize && ctest -L unit -j2 --output-on-failure --timeout 600) 2>&1 |
     tee "$log" || true
