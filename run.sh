@@ -113,10 +113,13 @@ test)
     t=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
     passed=$((passed + t - f)); failed=$((failed + f))
   }
+  # Two tests at once where they fit the two cores: each test says how
+  # many it takes (PROCESSORS: its ranks, the whole machine for services
+  # and timed tests; rio_set_processors in CMakeLists.txt).
   for mpi in "${MPIS[@]}"; do
     echo "== $mpi: build and test"
     build "build/$mpi" "$mpi" all
-    (cd "build/$mpi" && ctest --output-on-failure --timeout 300) 2>&1 | tee "$log" || true
+    (cd "build/$mpi" && ctest -j2 --output-on-failure --timeout 300) 2>&1 | tee "$log" || true
     count
   done
   echo "== mpich: unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
@@ -148,7 +151,7 @@ test)
   cmake --build build/tsan -j"$JOBS" --target t_threads t_nonblock t_coll_matrix t_commcache $units >/dev/null
   unset MPICH_CC
   re="^(mpi\.t_threads\.np[0-9]+|mpi\.t_nonblock(\.multiple)?\.np[0-9]+|mpi\.t_commcache\.multiple\.np2|mpi\.t_coll_matrix\.nb(sync)?\.(two_phase|resonant|direct|independent|auto)\.np2|unit\.($(tr -s ' \n' '|' <<<"$units" | sed 's/|*$//')))\$"
-  (cd build/tsan && ctest -R "$re" --output-on-failure --timeout 300) 2>&1 |
+  (cd build/tsan && ctest -j2 -R "$re" --output-on-failure --timeout 300) 2>&1 |
     tee "$log" || true
   count
   # The SMPI build (cmake/smpi.cmake): resonio's engine compiled with
