@@ -117,12 +117,12 @@ test)
   # many it takes (PROCESSORS: its ranks, the whole machine for services
   # and timed tests; rio_set_processors in CMakeLists.txt).
   for mpi in "${MPIS[@]}"; do
-    echo "== $mpi: build and test"
+    echo "== $mpi: build and test (${SECONDS} s)"
     build "build/$mpi" "$mpi" all
     (cd "build/$mpi" && ctest -j2 --output-on-failure --timeout 300) 2>&1 | tee "$log" || true
     count
   done
-  echo "== mpich: unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+  echo "== mpich: unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (${SECONDS} s)"
   build build/sanitize mpich unit-tests -DRESONIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
   # two at a time: single processes with files of their own, none timed
   (cd build/sanitize && ctest -L unit -j2 --output-on-failure --timeout 600) 2>&1 |
@@ -142,7 +142,7 @@ test)
   # reported, cause not yet known).  A
   # report fails the test (ctest's fail pattern); tests/tsan.supp silences
   # only reports wholly inside the uninstrumented MPI library.
-  echo "== mpich: the threaded test and unit tests under ThreadSanitizer"
+  echo "== mpich: the threaded test and unit tests under ThreadSanitizer (${SECONDS} s)"
   export MPICH_CC=clang
   cmake -S . -B build/tsan -DRESONIO_MPI=mpich -DRESONIO_TSAN=ON >/dev/null
   units="test_pool test_dtype_basic test_dtype_property test_copy_run test_indep_choose
@@ -160,7 +160,7 @@ test)
   # the runner's timeout, and the simulated targets against resonio-emud
   # (of the first MPI's build above) on one request stream.  A build or
   # run that fails counts as failed.
-  echo "== smpi: the engine on SimGrid's simulated cluster"
+  echo "== smpi: the engine on SimGrid's simulated cluster (${SECONDS} s)"
   if cmake -S . -B build/smpi -DRESONIO_SMPI=ON -DRESONIO_EMU_BUILD="$PWD/build/${MPIS[0]}" \
        >/dev/null &&
      cmake --build build/smpi -j"$JOBS" >/dev/null; then
@@ -174,7 +174,7 @@ test)
   # The emulated storage's message parser and dataloop deserializer under
   # libFuzzer (clang, no MPI), from the committed seed corpus; each target
   # counts as one test, failed if it finds a crash.
-  echo "== fuzz: libFuzzer targets, 20 s each"
+  echo "== fuzz: libFuzzer targets, 20 s each (${SECONDS} s)"
   mkdir -p build/fuzz
   for t in fz_proto fz_dlwire; do
     src=("tests/fuzz/$t.c" src/emu/proto.c tests/fuzz/fz_alloc.c)
@@ -194,7 +194,7 @@ test)
       failed=$((failed + 1))
     fi
   done
-  echo "$passed passed, $failed failed"
+  echo "$passed passed, $failed failed (${SECONDS} s)"
   [ "$failed" -eq 0 ]
   ;;
 *)
