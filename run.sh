@@ -114,8 +114,9 @@ test)
     passed=$((passed + t - f)); failed=$((failed + f))
   }
   # Two tests at once where they fit the two cores: each test says how
-  # many it takes (PROCESSORS: its ranks, the whole machine for services
-  # and timed tests; rio_set_processors in CMakeLists.txt).
+  # many it takes (PROCESSORS: one for a unit or one-rank test, the whole
+  # machine for more ranks, services and timed tests; rio_set_processors
+  # in CMakeLists.txt).
   for mpi in "${MPIS[@]}"; do
     echo "== $mpi: build and test (${SECONDS} s)"
     build "build/$mpi" "$mpi" all
