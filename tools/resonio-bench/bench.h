@@ -252,6 +252,10 @@ struct bench_impl_result {
      * first timed read or made storage requests in a write where ranks
      * sent each other file data (counting layer; naggs -1 without it) */
     double rss_added_agg_mib, rss_added_other_mib, rss_added_mine;
+    /* the same less the shared memory the round added (RssShmem: the MPI
+     * library's segments of the peers a rank met, and resonio's node-shared
+     * buffers with resonio_shm=enable); -1 where /proc cannot say */
+    double rss_private_agg_mib, rss_private_other_mib, rss_private_mine;
     int naggs;
     long long errors; /* failed calls + wrong bytes, all rounds, all ranks */
     long long strays; /* non-zero bytes in never-written gaps (holes) */

@@ -2,8 +2,8 @@
 # bench's path, OUT: the output directory).  It must end well, write its
 # report with the targets judged, and hold per-call counts for native and
 # every resonio entry, auto-decided with the strategies its training run
-# decided: resonio's two_phase moved data between ranks at 4 ranks, and
-# every entry verified.
+# decided: resonio's two_phase moved data between ranks at 4 ranks, every
+# entry verified, and each role's memory less shared memory reported.
 execute_process(COMMAND ${RUN} --suite scale --ranks 2,4 --patterns demo,varsize --hosts 1
                         -o ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 message("${out}")
@@ -40,6 +40,16 @@ foreach(pattern demo varsize)
       if(meta STREQUAL "" OR meta STREQUAL "NOTFOUND")
         message(FATAL_ERROR "${pattern} at ${n} ranks: ${name} has no counts")
       endif()
+      # where a role's added memory is known, so is its share that is not
+      # shared memory, and that share is no larger
+      foreach(role agg other)
+        string(JSON all GET "${impls}" ${name} write rss_added_${role})
+        string(JSON own ERROR_VARIABLE none GET "${impls}" ${name} write rss_private_${role})
+        if(NOT all STREQUAL "" AND (none OR own STREQUAL "" OR own GREATER all))
+          message(FATAL_ERROR "${pattern} at ${n} ranks: ${name}'s ${role} added ${all} MiB, "
+                              "less shared memory '${own}'")
+        endif()
+      endforeach()
     endforeach()
   endforeach()
 endforeach()

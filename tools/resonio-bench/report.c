@@ -913,6 +913,11 @@ static int write_json(const struct bench_opts *o, const struct bench_meta *m)
                 json_num(f, r->rss_added_agg_mib, r->naggs > 0);
                 fprintf(f, ", \"rss_added_other_mib\": ");
                 json_num(f, r->rss_added_other_mib, r->naggs < m->nprocs);
+                fprintf(f, ", \"rss_private_agg_mib\": ");
+                json_num(f, r->rss_private_agg_mib, r->naggs > 0 && r->rss_private_agg_mib >= 0);
+                fprintf(f, ", \"rss_private_other_mib\": ");
+                json_num(f, r->rss_private_other_mib,
+                         r->naggs < m->nprocs && r->rss_private_other_mib >= 0);
                 fprintf(f, ",\n        \"write\": ");
             } else
                 fprintf(f, "\"aggregators\": null,\n        \"write\": ");

@@ -321,7 +321,7 @@ static void rss_reset(void)
     }
 }
 
-/* VmHWM (key "VmHWM:") or VmRSS of /proc/self/status, MiB; -1 when it
+/* A field of /proc/self/status (VmHWM:, VmRSS:, RssShmem:), MiB; -1 when it
  * cannot be read. */
 static double status_mib(const char *key)
 {
@@ -420,7 +420,7 @@ static long long host_tx_bytes(void)
  * taken less what the gathers left until then.  (Independent alone on
  * noncontig at 64 ranks: the largest rank added 1.64 MiB, rank 0, most
  * of it shared memory; with this 0.70, the mean rank 0.60.) */
-static double probe_peak, probe_left;
+static double probe_peak, probe_left, probe_left_shm;
 
 static void probe_call(const struct bench_io *io, void *fh, struct probe *pr)
 {
@@ -430,14 +430,16 @@ static void probe_call(const struct bench_io *io, void *fh, struct probe *pr)
     double now = rss_mib() - probe_left;
     if (now > probe_peak)
         probe_peak = now;
-    double before = rss_now_mib();
+    double before = rss_now_mib(), shm_before = status_mib("RssShmem:");
     int rc = io->coll_last(fh, &ci);
 #if defined(__GLIBC__) && !defined(RIO_SMPI)
     malloc_trim(0);
 #endif
-    double after = rss_now_mib();
+    double after = rss_now_mib(), shm_after = status_mib("RssShmem:");
     if (after > before)
         probe_left += after - before;
+    if (shm_before >= 0 && shm_after > shm_before)
+        probe_left_shm += shm_after - shm_before;
     rss_reset();
     if (rc != MPI_SUCCESS) {
         pr->coll_ok = 0;
@@ -601,11 +603,19 @@ static void rss_by_role(struct bench_impl_result *res)
      * count_keep summed over ranks are that round's */
     int sent_w = res->w.cnt_rounds && res->w.cnt_msgs[2] > 0;
     int agg = res->r.cnt_mine[2] > 0 || (sent_w && res->w.cnt_mine[6] > 0), naggs = 0;
-    double mine[2] = {agg ? res->rss_added_mine : 0, agg ? 0 : res->rss_added_mine}, max[2];
-    MPI_Allreduce(mine, max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double pm = res->rss_private_mine;
+    double mine[4] = {agg ? res->rss_added_mine : 0, agg ? 0 : res->rss_added_mine, agg ? pm : -1,
+                      agg ? -1 : pm},
+           max[4];
+    MPI_Allreduce(mine, max, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* a rank that cannot say makes the role's figure unknown */
+    int unknown[2] = {agg && pm < 0, !agg && pm < 0}, anyunknown[2];
+    MPI_Allreduce(unknown, anyunknown, 2, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
     MPI_Allreduce(&agg, &naggs, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     res->rss_added_agg_mib = max[0];
     res->rss_added_other_mib = max[1];
+    res->rss_private_agg_mib = anyunknown[0] ? -1 : max[2];
+    res->rss_private_other_mib = anyunknown[1] ? -1 : max[3];
     res->naggs = naggs;
 }
 
@@ -1336,12 +1346,13 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
                 e++;
             /* memory: the probe round's, from a settled start (rss_settle),
              * without what its probes hold (probe_call) */
-            double rss0 = 0;
+            double rss0 = 0, shm0 = -1;
             if (r == 0) {
                 rss_settle();
                 rss_reset();
-                probe_peak = probe_left = 0;
+                probe_peak = probe_left = probe_left_shm = 0;
                 rss0 = rss_now_mib();
+                shm0 = status_mib("RssShmem:");
             }
             first_bad[0] = 0;
             if (im->kind == IMPL_LIMIT)
@@ -1366,6 +1377,11 @@ long long bench_run_point(const struct bench_opts *o, struct bench_point *p, int
                 res->rss_mean_mib = rsssum[0] / x.np;
                 res->rss_added_mean_mib = rsssum[1] / x.np;
                 res->rss_added_mine = rss[1];
+                /* less the shared memory the round added (what the probes'
+                 * gathers added is theirs) */
+                double shm1 = status_mib("RssShmem:"), shm_added = shm1 - shm0 - probe_left_shm;
+                double priv = rss[1] - (shm_added > 0 ? shm_added : 0);
+                res->rss_private_mine = shm0 < 0 || shm1 < 0 ? -1 : priv > 0 ? priv : 0;
                 res->naggs = -1;
             }
             if (e)
