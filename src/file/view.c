@@ -50,9 +50,13 @@ int rio__datarep_find(const char *name, const struct rio_datarep **out)
     return err;
 }
 
-static int register_datarep(const char *name, struct rio_datarep *d)
+static int register_datarep(const char *name, const struct rio_datarep *d)
 {
     const struct rio_datarep *old;
+    if (!d->extent_fn) {
+        rio__err_detail("an extent function is required");
+        return RIO_E_ARG;
+    }
     if (!name || !*name || strlen(name) >= MPI_MAX_DATAREP_STRING) {
         rio__err_detail("name empty or longer than MPI_MAX_DATAREP_STRING");
         return RIO_E_ARG;
@@ -87,14 +91,7 @@ int rio_register_datarep(const char *datarep, MPI_Datarep_conversion_function *r
 {
     struct rio_datarep d = {.read_fn = read_conversion_fn, .write_fn = write_conversion_fn,
                             .extent_fn = dtype_file_extent_fn, .extra_state = extra_state};
-    int err = 0;
-    if (!dtype_file_extent_fn) {
-        err = RIO_E_ARG;
-        rio__err_detail("an extent function is required");
-    }
-    if (!err)
-        err = register_datarep(datarep, &d);
-    return rio__file_return_name(err, "MPI_Register_datarep", datarep);
+    return rio__file_return_name(register_datarep(datarep, &d), "MPI_Register_datarep", datarep);
 }
 
 #if MPI_VERSION >= 4
@@ -105,14 +102,7 @@ int rio_register_datarep_c(const char *datarep,
 {
     struct rio_datarep d = {.read_fn_c = read_conversion_fn, .write_fn_c = write_conversion_fn,
                             .extent_fn = dtype_file_extent_fn, .extra_state = extra_state};
-    int err = 0;
-    if (!dtype_file_extent_fn) {
-        err = RIO_E_ARG;
-        rio__err_detail("an extent function is required");
-    }
-    if (!err)
-        err = register_datarep(datarep, &d);
-    return rio__file_return_name(err, "MPI_Register_datarep_c", datarep);
+    return rio__file_return_name(register_datarep(datarep, &d), "MPI_Register_datarep_c", datarep);
 }
 #endif
 

@@ -305,6 +305,14 @@ static void test_user(void)
            MPI_ERR_DUP_DATAREP, "MPI_Register_datarep", "external32");
     RT_ERR(rio_register_datarep("native", rep_read, rep_write, rep_extent, &swap),
            MPI_ERR_DUP_DATAREP, "MPI_Register_datarep", "native");
+    RT_ERR(rio_register_datarep("rio_noext", rep_read, rep_write, NULL, &swap), MPI_ERR_ARG,
+           "MPI_Register_datarep", "an extent function is required");
+    RT_ERR(rio_register_datarep("", rep_read, rep_write, rep_extent, &swap), MPI_ERR_ARG,
+           "MPI_Register_datarep", "name empty");
+#if MPI_VERSION >= 4
+    RT_ERR(rio_register_datarep_c("rio_noext", NULL, NULL, NULL, &swap), MPI_ERR_ARG,
+           "MPI_Register_datarep_c", "an extent function is required");
+#endif
 
     static const char *const names[3] = {"rio_swap", "rio_wide", "rio_null"};
     struct rep_state *states[3] = {&swap, &wide, &nul};
