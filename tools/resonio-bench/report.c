@@ -470,6 +470,31 @@ static void hosts_line(char *buf, size_t len, const struct bench_point *p)
     }
 }
 
+/* The cells of an implementation's row in the printed and the Markdown
+ * table (n: native's result, or NULL). */
+struct row_cells {
+    char w[32], rd[32], wn[16], rn[16], des[80], acc[80], ops[80], res[80], reg[80], tim[48],
+        cp[16], rss[48], ran[160];
+};
+
+static void row_cells(struct row_cells *c, const struct bench_impl_result *r,
+                      const struct bench_impl_result *n)
+{
+    cell_tp(c->w, sizeof c->w, &r->w);
+    cell_tp(c->rd, sizeof c->rd, &r->r);
+    num(c->wn, sizeof c->wn, n ? ratio(r->w.med, n->w.med) : -1, 2);
+    num(c->rn, sizeof c->rn, n ? ratio(r->r.med, n->r.med) : -1, 2);
+    cell_pair(c->des, sizeof c->des, r, 4);
+    cell_pair(c->acc, sizeof c->acc, r, 0);
+    cell_pair(c->ops, sizeof c->ops, r, 1);
+    cell_pair(c->res, sizeof c->res, r, 2);
+    cell_pair(c->reg, sizeof c->reg, r, 3);
+    cell_times(c->tim, sizeof c->tim, r);
+    cell_copies(c->cp, sizeof c->cp, r);
+    cell_rss(c->rss, sizeof c->rss, r);
+    cell_ran(c->ran, sizeof c->ran, r);
+}
+
 void bench_print_point(FILE *to, const struct bench_point *p)
 {
     char fr[32], mr[32];
@@ -487,20 +512,8 @@ void bench_print_point(FILE *to, const struct bench_point *p)
     const struct bench_impl_result *n = find_res(p, "native");
     for (int k = 0; k < p->nres; k++) {
         const struct bench_impl_result *r = &p->res[k];
-        char w[32], rd[32], wn[16], rn[16], acc[80], ops[80], res[80], reg[80], tim[48], cp[16],
-            rss[48], ran[160];
-        cell_tp(w, sizeof w, &r->w);
-        cell_tp(rd, sizeof rd, &r->r);
-        num(wn, sizeof wn, n ? ratio(r->w.med, n->w.med) : -1, 2);
-        num(rn, sizeof rn, n ? ratio(r->r.med, n->r.med) : -1, 2);
-        cell_pair(acc, sizeof acc, r, 0);
-        cell_pair(ops, sizeof ops, r, 1);
-        cell_pair(res, sizeof res, r, 2);
-        cell_pair(reg, sizeof reg, r, 3);
-        cell_times(tim, sizeof tim, r);
-        cell_copies(cp, sizeof cp, r);
-        cell_rss(rss, sizeof rss, r);
-        cell_ran(ran, sizeof ran, r);
+        struct row_cells c;
+        row_cells(&c, r, n);
         char ok[64];
         if (r->errors)
             snprintf(ok, sizeof ok, "NO (%lld)", r->errors);
@@ -509,7 +522,8 @@ void bench_print_point(FILE *to, const struct bench_point *p)
         else
             snprintf(ok, sizeof ok, "yes");
         fprintf(to, "%-12s %11s %11s %5s %5s %13s %15s %11s %13s %16s %6s %11s %-16s %s\n",
-                r->impl->name, w, rd, wn, rn, acc, ops, res, reg, tim, cp, rss, ran, ok);
+                r->impl->name, c.w, c.rd, c.wn, c.rn, c.acc, c.ops, c.res, c.reg, c.tim, c.cp,
+                c.rss, c.ran, ok);
     }
     char hl[2048];
     hosts_line(hl, sizeof hl, p);
@@ -1068,24 +1082,11 @@ static void md_point(FILE *f, const struct bench_point *p)
     const struct bench_impl_result *n = find_res(p, "native");
     for (int k = 0; k < p->nres; k++) {
         const struct bench_impl_result *r = &p->res[k];
-        char w[32], rd[32], wn[16], rn[16], des[80], acc[80], ops[80], res[80], reg[80], tim[48],
-            cp[16], rss[48], ran[160];
-        cell_tp(w, sizeof w, &r->w);
-        cell_tp(rd, sizeof rd, &r->r);
-        num(wn, sizeof wn, n ? ratio(r->w.med, n->w.med) : -1, 2);
-        num(rn, sizeof rn, n ? ratio(r->r.med, n->r.med) : -1, 2);
-        cell_pair(des, sizeof des, r, 4);
-        cell_pair(acc, sizeof acc, r, 0);
-        cell_pair(ops, sizeof ops, r, 1);
-        cell_pair(res, sizeof res, r, 2);
-        cell_pair(reg, sizeof reg, r, 3);
-        cell_times(tim, sizeof tim, r);
-        cell_copies(cp, sizeof cp, r);
-        cell_rss(rss, sizeof rss, r);
-        cell_ran(ran, sizeof ran, r);
-        fprintf(f,
-                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                r->impl->name, w, rd, wn, rn, des, acc, ops, res, reg, tim, cp, rss, ran,
+        struct row_cells c;
+        row_cells(&c, r, n);
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                r->impl->name, c.w, c.rd, c.wn, c.rn, c.des, c.acc, c.ops, c.res, c.reg, c.tim,
+                c.cp, c.rss, c.ran,
                 r->errors   ? "**NO**"
                 : r->strays ? "yes, but non-zero bytes in gaps"
                             : "yes");
