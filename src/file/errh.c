@@ -139,13 +139,7 @@ out:
 
 static int valid_errh(MPI_Errhandler eh)
 {
-    if (eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ARE_FATAL)
-        return 1;
-#ifdef MPI_ERRORS_ABORT
-    if (eh == MPI_ERRORS_ABORT)
-        return 1;
-#endif
-    return lookup(eh) != NULL;
+    return predefined(eh) || lookup(eh) != NULL;
 }
 
 int rio_file_set_errhandler(rio_file *fh, MPI_Errhandler errhandler)
