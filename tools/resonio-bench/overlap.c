@@ -5,7 +5,7 @@
  *
  *   resonio-bench --suite overlap [-size S] [-rounds N] [-warmup W]
  *                 [-compute cpu|sleep] [-thread multiple|single] [-kinds LIST]
- *                 [-dir D] [-o O]
+ *                 [-prefix P] [-dir D] [-o O]
  *
  * The process asks for MPI_THREAD_MULTIPLE (resonio's collective calls run
  * wholly in the background only there; the MPI library's own MPI-IO gets
@@ -88,6 +88,7 @@ static int rank, nprocs;
 
 static volatile double sink;
 static int sleeping; /* -compute sleep: the "computation" leaves the CPU free */
+static const char *prefix = ""; /* -prefix: before resonio's file name (a driver's) */
 
 /* n units of CPU work, each a few hundred floating-point operations on a
  * small array that stays in the cache; with -compute sleep, as long as
@@ -143,7 +144,10 @@ static int f_open(struct file *f, const char *path)
     int amode = MPI_MODE_CREATE | MPI_MODE_RDWR;
     if (f->impl == NATIVE)
         return MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, &f->nf);
-    return rio_file_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, &f->rf);
+    char name[4400];
+    if ((size_t)snprintf(name, sizeof name, "%s%.4200s", prefix, path) >= sizeof name)
+        return MPI_ERR_BAD_FILE;
+    return rio_file_open(MPI_COMM_WORLD, name, amode, MPI_INFO_NULL, &f->rf);
 }
 
 static int f_close(struct file *f)
@@ -386,9 +390,9 @@ static void write_json(const char *name, const struct bench_meta *meta, int mult
     fprintf(f,
             "{\"suite\": \"overlap\", \"mpi\": \"%s\", \"ranks\": %d, \"level\": \"%s\", "
             "\"compute\": \"%s\", \"size\": %lld, \"rounds\": %d, \"warmup\": %d, "
-            "\"cores\": %ld, \"verified\": %s, \"rows\": [",
+            "\"cores\": %ld, \"prefix\": \"%s\", \"verified\": %s, \"rows\": [",
             meta->mpi, nprocs, multiple ? "multiple" : "single", sleeping ? "sleep" : "cpu", size,
-            rounds, warmup, sysconf(_SC_NPROCESSORS_ONLN), verified ? "true" : "false");
+            rounds, warmup, sysconf(_SC_NPROCESSORS_ONLN), prefix, verified ? "true" : "false");
     const char *sep = "";
     for (int k = 0; k < NKINDS; k++)
         for (int i = 0; i < NIMPLS; i++) {
@@ -453,7 +457,7 @@ static int usage_error(const char *msg)
         fprintf(stderr,
                 "resonio-bench: %s\nusage: resonio-bench --suite overlap [-size S] [-rounds N] "
                 "[-warmup W] [-compute cpu|sleep] [-thread multiple|single] [-kinds LIST] "
-                "[-dir D] [-o O]\n       resonio-bench --suite overlap -all [--help]\n",
+                "[-prefix P] [-dir D] [-o O]\n       resonio-bench --suite overlap -all [--help]\n",
                 msg);
     MPI_Finalize();
     return 2;
@@ -502,6 +506,8 @@ int bench_overlap_main(int argc, char **argv)
                                    "iwrite_at_all, iread_at_all, split_write, split_read");
         } else if (!strcmp(a, "-dir")) {
             dir = v;
+        } else if (!strcmp(a, "-prefix")) {
+            prefix = v;
         } else if (!strcmp(a, "-o")) {
             out = v;
         } else if (!strcmp(a, "-thread")) {
@@ -546,9 +552,9 @@ int bench_overlap_main(int argc, char **argv)
     rate_cpu = rate;
     if (rank == 0) {
         printf("resonio-bench overlap: %s, %d ranks, thread level %s; %lld MiB per rank and "
-               "call, %d rounds (the median shown); files %s, %s\n",
+               "call, %d rounds (the median shown); files %s, %s%s\n",
                mpi, nprocs, provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE",
-               size >> 20, rounds, path[0], path[1]);
+               size >> 20, rounds, path[0], prefix, path[1]);
         fflush(stdout);
     }
 
@@ -628,6 +634,8 @@ int bench_overlap_main(int argc, char **argv)
                             r->strategy[0] ? r->strategy : "-");
                 }
             fprintf(to[t], "\n%s\n", bad ? "SOME BYTES OR CALLS WRONG" : "every byte verified");
+            if (*prefix)
+                fprintf(to[t], "resonio's file: %s%s (native's: %s)\n", prefix, path[1], path[0]);
         }
         if (md) {
             fclose(md);
