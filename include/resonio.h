@@ -288,6 +288,11 @@ struct rio_stats {
     long long comms_reused;                /**< of the same, taken instead from those an
                                                 earlier file on the same communicator
                                                 gave back at its close */
+    /* version 4 */
+    long long nb_copied;                   /**< bytes that nonblocking collective writes
+                                                below MPI_THREAD_MULTIPLE copied from the
+                                                engine's buffers, to write them in the
+                                                background (hint resonio_nb_copy) */
 };
 /** The size of the first version of struct rio_stats. */
 #define RIO_STATS_SIZE_V1 RIO_SIZE_THROUGH(struct rio_stats, req_method)
@@ -295,6 +300,8 @@ struct rio_stats {
 #define RIO_STATS_SIZE_V2 RIO_SIZE_THROUGH(struct rio_stats, time_nb_overlap)
 /** The size of the third version (the communicator counters). */
 #define RIO_STATS_SIZE_V3 RIO_SIZE_THROUGH(struct rio_stats, comms_reused)
+/** The size of the fourth version (the copies of nonblocking writes). */
+#define RIO_STATS_SIZE_V4 RIO_SIZE_THROUGH(struct rio_stats, nb_copied)
 /** Copy the calling rank's counters for fh into *out (out->size set by the
  *  caller, see above).  Local.  Errors: MPI_ERR_ARG for a NULL out or a
  *  size below RIO_STATS_SIZE_V1. */

@@ -14,13 +14,19 @@
  * (rio__capture_replay), while the program computes.
  *
  * Any other write (an aggregator's round buffer, which the engine reuses)
- * is made at once, the kept writes first.  Copying it instead was tried:
- * a copy of 1 GiB into fresh memory cost more than writing it (the first
- * touch of each page; resonio-bench --suite overlap -thread single, MPICH,
- * 2 ranks, two_phase: the issue took 1.39 s where the blocking call took
- * 0.43).  So under an aggregating strategy the call costs what the
- * blocking one does.  Likewise a read into other memory (an aggregator's
- * round, a sieving window) is made at once: the engine uses its bytes.
+ * is copied and kept, up to the hint resonio_nb_copy bytes per call, where
+ * the storage's writes do not land in the kernel's page cache (there a
+ * write is itself a copy to memory, and copying first only adds one: in
+ * resonio-bench --suite overlap -thread single, MPICH, 2 ranks, two_phase,
+ * 512 MiB per rank, the issue took 0.85 s where the blocking call took
+ * 0.18).  Past that allowance, or on such storage, it is made at once, the
+ * kept writes first.  The copies' blocks stay with the file once the lane
+ * has written them, up to the allowance, for its later calls: a block
+ * written before is in memory, where a fresh one costs a fault per page,
+ * which on this machine cost more than the write it was to hide.  Close
+ * gives them to the pool of large blocks.  Likewise a read into other
+ * memory (an aggregator's round, a sieving window) is made at once: the
+ * engine uses its bytes.
  *
  * A read call's kept reads are counted whole at issue; the replay says by
  * how much they fell short (the end of the file), and the request's count
@@ -42,17 +48,20 @@
  */
 #include "file_int.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* n file regions, whose bytes are (or go) at mem[i] in the caller's
- * buffer. */
+ * buffer, or in copy. */
 struct kept {
     struct kept *next;
     int n;
     int read;
     struct rio_region *reg;
     struct iovec *mem;
+    void *copy;       /* the bytes of a write from other memory, or NULL */
+    size_t copy_size; /* copy's bytes */
 };
 
 struct rio_capture {
@@ -65,7 +74,102 @@ struct rio_capture {
     MPI_Offset short_by;      /* the bytes the engine counted that no read brought */
     const char *lo, *hi;      /* the caller's buffer, which stays as it is until the
                                  request completes (MPI's rule): kept by reference */
+    MPI_Offset copy_left;     /* the bytes of other memory this call may still copy */
+    MPI_Offset kept_lo, kept_hi; /* the file range the kept writes lie in (empty: lo == hi) */
 };
+
+/* The blocks of a file's copies that its lane has written, for its later
+ * calls.  The lane puts them back while the program's thread takes them. */
+#define COPY_SLOTS 64
+struct rio_copies {
+    pthread_mutex_t mu;
+    int n;
+    size_t bytes, limit; /* held, and how much may be */
+    void *blk[COPY_SLOTS];
+    size_t size[COPY_SLOTS];
+};
+
+/* Room for a copy of n bytes for fh: the smallest of its blocks that
+ * fits, else one from the pool.  NULL when there is none. */
+static void *copy_take(rio_file *fh, size_t n)
+{
+    struct rio_copies *cs = fh->copies;
+    void *p = NULL;
+    pthread_mutex_lock(&cs->mu);
+    int best = -1;
+    for (int i = 0; i < cs->n; i++)
+        if (cs->size[i] >= n && (best < 0 || cs->size[i] < cs->size[best]))
+            best = i;
+    if (best >= 0) {
+        p = cs->blk[best];
+        cs->bytes -= cs->size[best];
+        cs->n--;
+        cs->blk[best] = cs->blk[cs->n];
+        cs->size[best] = cs->size[cs->n];
+    }
+    pthread_mutex_unlock(&cs->mu);
+    return p ? p : rio__pool_alloc(n);
+}
+
+/* k's copy, written: kept by fh for a later call while there is room,
+ * else given to the pool. */
+static void copy_put(rio_file *fh, struct kept *k)
+{
+    struct rio_copies *cs = fh ? fh->copies : NULL;
+    void *p = k->copy;
+    k->copy = NULL;
+    if (cs && p) {
+        pthread_mutex_lock(&cs->mu);
+        if (cs->n < COPY_SLOTS && cs->bytes + k->copy_size <= cs->limit) {
+            cs->blk[cs->n] = p;
+            cs->size[cs->n++] = k->copy_size;
+            cs->bytes += k->copy_size;
+            p = NULL;
+        }
+        pthread_mutex_unlock(&cs->mu);
+    }
+    rio__pool_free(p);
+}
+
+/* Does fh's storage copy a write into the kernel's page cache? */
+static int page_cache(rio_file *fh)
+{
+    const struct rio_store_ops *o = fh->st.ops;
+    return (o->caps & RIO_STORE_CAP_PAGE_CACHE) && !(o->is_direct && o->is_direct(&fh->st));
+}
+
+/* The bytes a write call on fh may copy, its blocks' holder made at the
+ * first (0 without one).  The program's thread, at issue. */
+static size_t copy_allowance(rio_file *fh)
+{
+    size_t limit = (size_t)rio__file_settings(&fh->hints)->nb_copy;
+    if (!limit || page_cache(fh))
+        return 0;
+    if (!fh->copies) {
+        struct rio_copies *cs = rio__calloc(1, sizeof *cs);
+        if (!cs)
+            return 0;
+        pthread_mutex_init(&cs->mu, NULL);
+        fh->copies = cs;
+    }
+    pthread_mutex_lock(&fh->copies->mu);
+    fh->copies->limit = limit;
+    pthread_mutex_unlock(&fh->copies->mu);
+    return limit;
+}
+
+/* Contract in file_int.h. */
+void rio__capture_close(rio_file *fh)
+{
+    struct rio_copies *cs = fh->copies;
+    if (!cs)
+        return;
+    for (int i = 0; i < cs->n; i++)
+        rio__pool_free(cs->blk[i]);
+    pthread_mutex_destroy(&cs->mu);
+    free(cs);
+    fh->copies = NULL;
+}
 
 static struct rio_capture *cap_of(struct rio_store *st)
 {
@@ -87,6 +191,7 @@ static int make(struct rio_capture *c)
     int rc = 0;
     c->head = NULL;
     c->tail = &c->head;
+    c->kept_lo = c->kept_hi = 0;
     while (k) {
         struct kept *next = k->next;
         MPI_Offset want = 0, got = 0;
@@ -101,6 +206,7 @@ static int make(struct rio_capture *c)
                                                     k->reg[0].off)
                            : rio__store_write_list(st, k->reg, k->mem, k->n);
         c->short_by += want - got; /* a read past the end of the file */
+        copy_put(c->fh, k);
         free(k);
         k = next;
     }
@@ -137,24 +243,87 @@ static int in_buffer(const struct rio_capture *c, const struct iovec *mem, int n
     return 1;
 }
 
+/* The bytes of the n pieces mem[]. */
+static MPI_Offset mem_bytes(const struct iovec *mem, int n)
+{
+    MPI_Offset b = 0;
+    for (int i = 0; i < n; i++)
+        b += (MPI_Offset)mem[i].iov_len;
+    return b;
+}
+
+/* The file range [*lo, *hi) the n regions file[] lie in. */
+static void span(const struct rio_region *file, int n, MPI_Offset *lo, MPI_Offset *hi)
+{
+    *lo = *hi = 0;
+    for (int i = 0; i < n; i++) {
+        if (!file[i].len)
+            continue;
+        if (*lo == *hi || file[i].off < *lo)
+            *lo = file[i].off;
+        if (*lo == *hi || file[i].off + file[i].len > *hi)
+            *hi = file[i].off + file[i].len;
+    }
+}
+
+/* A write of a write call that is not kept: made now, after the lane's
+ * earlier jobs' writes; the kept ones first if it may touch their bytes
+ * (writes to other bytes give the same file in either order). */
+static int write_now(struct rio_capture *c, const struct rio_region *file, int n)
+{
+    MPI_Offset lo, hi;
+    span(file, n, &lo, &hi);
+    if (c->kept_lo < c->kept_hi && lo < c->kept_hi && c->kept_lo < hi)
+        return flush(c);
+    rio__async_lane_wait_transfers(c->fh);
+    return 0;
+}
+
 /* Keep a transfer of the n regions file[] whose bytes are (or go to)
  * mem[], a read when read (only a read call's reads are kept, and only a
- * write call's writes): 1 when kept, 0 when it is to be made now (its
- * bytes are not all in the caller's buffer, the call goes through, or no
- * memory), what must come before it made first; or an error of making
- * them. */
+ * write call's writes; a write from other memory as a copy, while the
+ * call's allowance lasts): 1 when kept, 0 when it is to be made now (a
+ * read not into the caller's buffer, a write past the allowance, the call
+ * goes through, or no memory), what must come before it made first; or an
+ * error of making them. */
 static int keep(struct rio_capture *c, int read, const struct rio_region *file,
                 const struct iovec *mem, int n)
 {
-    struct kept *k = !c->through && read == c->reading && in_buffer(c, mem, n)
-                         ? rio__malloc(sizeof *k + (sizeof *file + sizeof *mem) * (size_t)n)
-                         : NULL;
+    int mine = !c->through && read == c->reading && in_buffer(c, mem, n);
+    MPI_Offset bytes = mine || c->through || read || c->reading ? 0 : mem_bytes(mem, n);
+    int copied = bytes > 0 && bytes <= c->copy_left;
+    struct kept *k =
+        mine || copied ? rio__malloc(sizeof *k + (sizeof *file + sizeof *mem) * (size_t)n) : NULL;
+    void *copy = k && copied ? copy_take(c->fh, (size_t)bytes) : NULL;
+    if (k && copied && !copy) {
+        free(k);
+        k = NULL;
+    }
     if (!k)
-        return read ? settle(c) : flush(c);
-    *k = (struct kept){.n = n, .read = read, .reg = (struct rio_region *)(k + 1)};
+        return read ? settle(c) : c->reading || c->through ? flush(c) : write_now(c, file, n);
+    MPI_Offset lo, hi;
+    span(file, n, &lo, &hi);
+    if (!read && lo < hi) {
+        int empty = c->kept_lo == c->kept_hi;
+        c->kept_lo = empty || lo < c->kept_lo ? lo : c->kept_lo;
+        c->kept_hi = empty || hi > c->kept_hi ? hi : c->kept_hi;
+    }
+    *k = (struct kept){.n = n,
+                       .read = read,
+                       .reg = (struct rio_region *)(k + 1),
+                       .copy = copy,
+                       .copy_size = copy ? (size_t)bytes : 0};
     k->mem = (struct iovec *)(k->reg + n);
     memcpy(k->reg, file, sizeof *file * (size_t)n);
     memcpy(k->mem, mem, sizeof *mem * (size_t)n);
+    for (size_t i = 0, at = 0; copy && i < (size_t)n; at += mem[i].iov_len, i++) {
+        k->mem[i].iov_base = (char *)copy + at;
+        memcpy(k->mem[i].iov_base, mem[i].iov_base, mem[i].iov_len);
+    }
+    if (copy) {
+        c->copy_left -= bytes;
+        rio__stat_add(&c->fh->stats.nb_copied, bytes);
+    }
     *c->tail = k;
     c->tail = &k->next;
     return 1;
@@ -339,6 +508,7 @@ int rio__capture_begin(rio_file *fh, struct rio_store *cap, int write, const voi
     c->fh = fh;
     c->inner = &fh->st;
     c->tail = &c->head;
+    c->copy_left = write ? (MPI_Offset)copy_allowance(fh) : 0;
     /* the members the driver has, so the layers above choose as for it */
     c->ops = (struct rio_store_ops){
         .name = in->name,
@@ -410,6 +580,7 @@ void rio__capture_free(struct rio_capture *c)
     struct kept *k = c->head;
     while (k) {
         struct kept *next = k->next;
+        copy_put(NULL, k); /* never made: the file may be closed */
         free(k);
         k = next;
     }

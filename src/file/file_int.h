@@ -63,6 +63,7 @@ struct rio_file {
     struct rio_job *jobs;
     int jobs_running, writes_running; /* its jobs not yet settled (async.c) */
     struct rio_lane *lane;          /* collective calls in the background (async.c) */
+    struct rio_copies *copies;      /* blocks for the copies of such calls (capture.c) */
 
     rio_stats stats;
     int report;                     /* RESONIO_STATS at open: print reports */
@@ -97,6 +98,7 @@ void rio__file_errh_init(rio_file *fh);
 struct rio_file_settings {
     int file_perm;   /* -1 = default (0666 & ~umask) */
     int no_indep_rw; /* romio_no_indep_rw */
+    int nb_copy;     /* resonio_nb_copy: bytes (capture.c) */
 };
 extern const struct rio_settings_owner rio__file_settings_owner;
 static inline const struct rio_file_settings *rio__file_settings(const struct rio_hints *h)
@@ -277,6 +279,9 @@ struct rio_capture *rio__capture_end(struct rio_store *cap);
  *  counted for and did not bring (the end of the file came first). */
 int rio__capture_replay(struct rio_capture *c, MPI_Offset *short_by);
 void rio__capture_free(struct rio_capture *c);
+/** Give fh's blocks for copies to the pool; after its lane has ended.
+ *  Local. */
+void rio__capture_close(rio_file *fh);
 
 /* ---- statistics (stats.c) --------------------------------------------- */
 /** Print the counters summed over ranks, on rank 0, if RESONIO_STATS was

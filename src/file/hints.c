@@ -46,6 +46,10 @@ static const struct rio_setting file_keys[] = {
     {"romio_no_indep_rw", RIO_SET_BOOL, F(no_indep_rw), "false", RIO_SET_OPEN_ONLY,
      "the program makes collective calls only: ranks that aggregate nothing do not open",
      NULL, NULL},
+    {"resonio_nb_copy", RIO_SET_INT, F(nb_copy), "256m", 0,
+     "below MPI_THREAD_MULTIPLE, the bytes a nonblocking collective write may copy per rank "
+     "and call to write them in the background (0: none)",
+     NULL, NULL},
 };
 #undef F
 

@@ -339,6 +339,7 @@ int rio_file_close(rio_file **pfh)
      * outstanding is reported, but only after its I/O ran: no job outlives
      * the handle it writes through.  The file is closed all the same. */
     int pending = rio__async_detach(fh);
+    rio__capture_close(fh);
     rio__stats_report(fh);
     if (fh->store_open) {
         err = rio__store_close(&fh->st);

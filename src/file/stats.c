@@ -46,6 +46,7 @@ static void snapshot(const rio_stats *in, rio_stats *out)
     out->time_nb_overlap = rio__stat_get_time(&in->time_nb_overlap);
     out->comms_made = rio__stat_get(&in->comms_made);
     out->comms_reused = rio__stat_get(&in->comms_reused);
+    out->nb_copied = rio__stat_get(&in->nb_copied);
     out->nmethods = rio_indep_method_count();
     for (int i = 0; i < out->nmethods; i++)
         out->req_method[i] = rio__stat_get(&in->req_method[i]);
@@ -83,11 +84,11 @@ void rio__stats_report(rio_file *fh)
     rio_stats snap;
     rio__stats_file(fh, &snap);
     const rio_stats *s = &snap;
-    enum { NFIXED = 11, N = NFIXED + RIO_STATS_MAX_METHODS };
+    enum { NFIXED = 12, N = NFIXED + RIO_STATS_MAX_METHODS };
     long long mine[N] = {s->calls_read,    s->calls_write,    s->bytes_read,
                          s->bytes_written, s->regions,        s->bytes_accessed,
                          s->copies,        s->nb_queued,      s->nb_background,
-                         s->comms_made,    s->comms_reused};
+                         s->comms_made,    s->comms_reused,   s->nb_copied};
     memcpy(mine + NFIXED, s->req_method, sizeof s->req_method);
     long long sum[N];
     double t[3] = {s->time_storage, s->time_agree, s->time_nb_overlap}, tmax[3] = {0, 0, 0};
@@ -110,10 +111,10 @@ void rio__stats_report(rio_file *fh)
             "  time in storage   %.6f s (slowest rank)\n"
             "  time in agreement %.6f s (the rank that waited longest)\n"
             "  nonblocking  queued %lld, run in the background %lld, issue to end of I/O "
-            "%.6f s (the rank with most)\n"
+            "%.6f s (the rank with most), copied to write in the background %lld bytes\n"
             "  communicators made %lld, reused from earlier files %lld (all ranks)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[5], sum[4], reqs,
-            sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2], sum[9], sum[10]);
+            sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2], sum[11], sum[9], sum[10]);
     rio__coll_report(fh->coll, fh->filename);
 }
 

@@ -395,6 +395,11 @@ static inline int ct_rados_arg(void)
 #endif
 }
 
+/** -wrap PREFIX: resonio opens its posix files through a wrapping driver
+ *  (delay:, fault:), whose writes do not go to the page cache as the posix
+ *  driver's do; everything else goes through the path.  NULL: not. */
+static const char *ct_wrap;
+
 /** Whether resonio's files live where only resonio (or librados) reaches
  *  them, not in a POSIX path: emu, rados. */
 static inline int ct_through_rio(void)
@@ -404,7 +409,7 @@ static inline int ct_through_rio(void)
 
 /** The name resonio opens for path: emu:<path> in the emulated storage,
  *  cephfs:/<path below the mount> with -cephfs_mount, rados:POOL/<path>
- *  with -rados. */
+ *  with -rados, PREFIX<path> with -wrap. */
 static inline void ct_rio_name(char *out, size_t n, const char *path)
 {
     size_t m = ct_cephfs_mount ? strlen(ct_cephfs_mount) : 0;
@@ -413,7 +418,7 @@ static inline void ct_rio_name(char *out, size_t n, const char *path)
     else if (ct_rados_pool)
         snprintf(out, n, "rados:%s/%s", ct_rados_pool, path + (path[0] == '/'));
     else
-        snprintf(out, n, "%s%s", ct_emu ? "emu:" : "", path);
+        snprintf(out, n, "%s%s", ct_emu ? "emu:" : ct_wrap ? ct_wrap : "", path);
 }
 
 /** resonio's file, read from storage without resonio (malloc'ed). */

@@ -53,6 +53,14 @@
  * issue and its storage transfers from or into the caller's buffer in the
  * background.  The checks are the same.
  *
+ * With -wrap PREFIX (delay:, whose writes, unlike the posix driver's, do
+ * not go to the kernel's page cache) resonio opens its files through that
+ * wrapper; with -nb_copy N the files get the hint resonio_nb_copy=N, the
+ * bytes a nonblocking collective write below MPI_THREAD_MULTIPLE copies to
+ * write in the background; and -copied 1 asks that some rank copied some
+ * (rio_stats_get's nb_copied), so a strategy whose aggregators write from
+ * their round buffers is seen to take that path.
+ *
  * With -config A (or B, C) only that configuration runs.
  *
  * With -deferred 1 every file is opened with romio_no_indep_rw=true, so
@@ -164,6 +172,7 @@ static const char *object_size; /* -object_size: resonio_object_size, NULL: none
 static int deferred;            /* -deferred 1: romio_no_indep_rw=true (deferred open) */
 static long long object_bytes;  /* -object_size: resonio_object_size at create (CephFS) */
 static rio_file *cur_fh;        /* the configuration's file, for its server map */
+static long long nb_copied;     /* this rank's files' rio_stats nb_copied, summed */
 static int mapped_calls;        /* calls whose targets were the file's servers */
 static int exchange_calls; /* calls that aggregated in rounds, this configuration */
 static int rounds_checked; /* of those, calls held to "several rounds" */
@@ -970,7 +979,8 @@ static void run_config(const struct config *cf)
                             cf->cb ? cbs : NULL, "resonio_ranks_per_node", cf->rpn ? rpn : NULL,
                             "resonio_shm", cf->shm ? "enable" : NULL, "romio_no_indep_rw",
                             deferred ? "true" : NULL, "resonio_object_size",
-                            cf->layout ? object_size : NULL, NULL);
+                            cf->layout ? object_size : NULL, "resonio_nb_copy",
+                            rt_arg("-nb_copy"), NULL);
     char name[4300];
     ct_rio_name(name, sizeof name, path);
     char osz[32];
@@ -999,6 +1009,9 @@ static void run_config(const struct config *cf)
           "[%s cfg %s] no call was big enough to need several rounds: the test did not check "
           "cb_buffer_size",
           strategy, cf->tag);
+    struct rio_stats st = {.size = sizeof st};
+    if (RT_OK(rio_stats_get(fh, &st)))
+        nb_copied += st.nb_copied;
     RT_OK(rio_file_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
 
@@ -1084,6 +1097,7 @@ int main(int argc, char **argv)
     int targets = 0;
     if (ct_emu_arg(&targets) || ct_cephfs_arg() || ct_rados_arg())
         return rt_finish();
+    ct_wrap = rt_arg("-wrap");
     if (ct_emu)
         nfactor = targets < 4 ? targets : 4;
     if (rt_nprocs > 64 || rt_nprocs > (int)(sizeof real_node_of / sizeof real_node_of[0])) {
@@ -1109,6 +1123,12 @@ int main(int argc, char **argv)
         if ((!storage_layout || configs[c].layout) && (!only || !strcmp(only, configs[c].tag)))
             run_config(&configs[c]);
     alarm(0);
+    long long copied = 0;
+    MPI_Allreduce(&nb_copied, &copied, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        printf("%lld bytes copied to write in the background\n", copied);
+    CHECK(!rt_arg("-copied") || copied > 0,
+          "%s: -copied: no nonblocking collective write copied its bytes", strategy);
     if (rt_rank == 0 && object_bytes > 0) {
         /* cephfs: maps objects to OSDs: the strategies that plan by target
          * must have planned over them */
