@@ -27,16 +27,7 @@ execute_process(
           -impl ${implarg} ${work}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 
-function(fail msg)
-  message(FATAL_ERROR "${msg}\nstdout:\n${out}\nstderr:\n${err}")
-endfunction()
-
-if(NOT rc EQUAL 0)
-  fail("exit status ${rc}")
-endif()
-if(NOT out MATCHES "every byte verified")
-  fail("not every byte verified")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/check_service.cmake)
 if(NOT out MATCHES "the cluster in (/tmp/rio-bench-[A-Za-z0-9]+)/ceph is stopped")
   fail("no word of the cluster being stopped")
 endif()
@@ -44,14 +35,7 @@ set(top ${CMAKE_MATCH_1})
 if(EXISTS ${top})
   fail("${top} is left behind")
 endif()
-# every process's command line but the checking shell's (ceph-fuse exits
-# as a zombie where nothing reaps it: an empty command line)
-execute_process(
-  COMMAND sh -c "for f in /proc/[0-9]*/cmdline; do case $f in /proc/$$/*) continue;; esac; if tr '\\0' ' ' < $f 2>/dev/null | grep -qF -- \"$1\"; then echo $f; fi; done" sh ${top}/
-  OUTPUT_VARIABLE left)
-if(left)
-  fail("processes of the cluster are left: ${left}")
-endif()
+no_process_names(${top}/)
 file(GLOB md ${OUT}/*-${STORAGE}-np*.md)
 if(NOT md)
   fail("no report section for ${STORAGE} in ${OUT}")

@@ -18,16 +18,7 @@ execute_process(
           -impls two_phase,node_first,target_first
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 
-function(fail msg)
-  message(FATAL_ERROR "${msg}\nstdout:\n${out}\nstderr:\n${err}")
-endfunction()
-
-if(NOT rc EQUAL 0)
-  fail("exit status ${rc}")
-endif()
-if(NOT out MATCHES "every byte verified")
-  fail("not every byte verified")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/check_service.cmake)
 if(NOT out MATCHES "native \\(the MPI library cannot open emu: files\\)[^\n]*skipped")
   fail("no word on native being skipped")
 endif()
@@ -44,15 +35,8 @@ get_filename_component(top ${svc} DIRECTORY)
 if(EXISTS ${top})
   fail("${top} is still there")
 endif()
-# every process's command line (the daemons are forked from `resonio-emud
-# start --dir <svc> ...`); the shell skips itself, and the glob is expanded
-# before its children exist
-execute_process(
-  COMMAND sh -c "for f in /proc/[0-9]*/cmdline; do case $f in /proc/$$/*) continue;; esac; if tr '\\0' ' ' < $f 2>/dev/null | grep -qF -- \"$1\"; then echo $f; fi; done" sh ${svc}
-  OUTPUT_VARIABLE left)
-if(left)
-  fail("processes still name ${svc}: ${left}")
-endif()
+# the daemons are forked from `resonio-emud start --dir <svc> ...`
+no_process_names(${svc})
 
 # ---- sequentiality in every output -------------------------------------------
 foreach(impl indep_calls two_phase resonant node_first target_first)
