@@ -26,9 +26,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define XFER_CAP ((size_t)1 << 30)      /* bytes per storage call */
 #define STAGE_MIN ((size_t)16 << 10)    /* staged(): the transfers it may stage */
@@ -397,31 +400,136 @@ int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt,
 }
 
 /*
- * The kernel copies a buffered transfer between the caller's memory and the
- * page cache some 3-4x slower when the copy's destination lies 1 to 31
- * bytes past its source within a 4 KiB page (measured here, AMD EPYC,
- * kernel 6.18: 256 MiB read in 16 KiB to 4 MiB calls, 120-160 ms 16 bytes
- * past against 32-42 ms on the page boundary, other distances from 32 on
- * as fast; written in 1 MiB calls 107 ms against 30; the processor's 4K
- * aliasing of a store and a later load).  glibc's malloc returns large
- * blocks 16 bytes past a page boundary, so every read of a malloc'd buffer
- * at a page-aligned file offset falls in that band.  Such a transfer goes in
- * STAGE_PIECE pieces through the file's scratch buffer placed 64 bytes
- * past the file offset within a page, which keeps both the kernel's copy
- * and the memcpy out of the band: 42-52 ms for those 256 MiB, in 16 KiB to
- * 4 MiB calls.  Other distances go straight (the memcpy would only add),
- * as do O_DIRECT files (no copy) and the wrappers' (whose calls count).
- * Any contiguous transfer is judged so: the program's buffer, an
- * aggregator's round or a sieving window alike (the pool's buffers lie 48
- * bytes past a page, out of the band at page-aligned offsets).
+ * On some processors the kernel copies a buffered transfer between the
+ * caller's memory and the page cache some 3-4x slower when the copy's
+ * destination lies 1 to 31 bytes past its source within a 4 KiB page (the
+ * processor's 4K aliasing of a store and a later load).  Measured on one
+ * machine of this project's (AMD EPYC, kernel 6.18): 256 MiB read in 16 KiB
+ * to 4 MiB calls, 120-160 ms 16 bytes past against 32-42 ms on the page
+ * boundary, other distances from 32 on as fast; written in 1 MiB calls 107
+ * ms against 30.  On another (AMD EPYC of family 26, the same kernel) the
+ * same reads took 16 ms 16 bytes past and 19 ms on the boundary: no band.
+ * glibc's malloc returns large blocks 16 bytes past a page boundary, so
+ * every read of a malloc'd buffer at a page-aligned file offset falls in
+ * the band.  Where the band is slow, such a transfer goes in STAGE_PIECE
+ * pieces through the file's scratch buffer placed 64 bytes past the file
+ * offset within a page, which keeps both the kernel's copy and the memcpy
+ * out of the band: 42-52 ms for those 256 MiB on the first machine.  Where
+ * it is not, staging only adds a memcpy (1-4 MiB read in 1 MiB calls 2x
+ * slower staged on the second machine), so which is faster is measured,
+ * once a process and direction (rio__store_band), unless RESONIO_STAGE
+ * says.  Other distances go straight, as do O_DIRECT files
+ * (no copy) and the wrappers' (whose calls count).  Any contiguous transfer
+ * is judged so: the program's buffer, an aggregator's round or a sieving
+ * window alike (the pool's buffers lie 48 bytes past a page, out of the
+ * band at page-aligned offsets).
  */
 #define STAGE_PAGE 4096u
 #define STAGE_BAND 31u   /* destination 1..STAGE_BAND bytes past the source */
 #define STAGE_SHIFT 64u  /* the piece's place past the file offset */
+#define PROBE_LEN ((size_t)256 << 10) /* rio__store_band_measure's copies */
+#define PROBE_ROUNDS 5
 
 static int slow_copy(uintptr_t dst, uintptr_t src)
 {
     return ((dst - src) & (STAGE_PAGE - 1)) - 1 < STAGE_BAND;
+}
+
+/* One copy of PROBE_LEN between the kernel's pages of fd (at offset 0) and
+ * mem, in direction wr, 16 bytes into the band, straight or (staged)
+ * through stage as staged() makes it: its time in seconds, -1 on a
+ * failure.  mem and stage are page-aligned with a page to spare. */
+static double probe_copy(int fd, int wr, int staged, char *mem, char *stage)
+{
+    /* a read's destination is mem + 16; a write's is the page at offset
+     * 0, so its source lies 16 bytes before a page boundary */
+    char *m = wr ? mem + STAGE_PAGE - 16 : mem + 16;
+    char *piece = stage + (wr ? STAGE_PAGE - STAGE_SHIFT : STAGE_SHIFT);
+    double t0 = rio__now();
+    ssize_t n;
+    if (!staged) {
+        n = wr ? pwrite(fd, m, PROBE_LEN, 0) : pread(fd, m, PROBE_LEN, 0);
+    } else if (wr) {
+        memcpy(piece, m, PROBE_LEN);
+        n = pwrite(fd, piece, PROBE_LEN, 0);
+    } else {
+        n = pread(fd, piece, PROBE_LEN, 0);
+        memcpy(m, piece, PROBE_LEN);
+    }
+    double t = rio__now() - t0;
+    return n == (ssize_t)PROBE_LEN ? t : -1;
+}
+
+/* Times, in turn, PROBE_ROUNDS straight and staged copies of each
+ * direction between memory and a memory file's pages (the kernel copies
+ * them as a page cache's) and sets slow[wr] when the fastest straight copy
+ * took longer than the fastest staged one.  2.5-3 ms here, most of it the
+ * buffers' first touch.  Where it cannot measure (no memfd, no memory)
+ * it keeps the band slow: staging costs a copy, the band up to 4x.
+ * Contract in store.h. */
+void rio__store_band_measure(struct rio_band *b)
+{
+    b->slow[0] = b->slow[1] = 1;
+    b->forced = 0;
+    b->time[0][0] = b->time[0][1] = b->time[1][0] = b->time[1][1] = -1;
+    const size_t len = PROBE_LEN + 2 * STAGE_PAGE;
+    int fd = memfd_create("resonio-band", MFD_CLOEXEC);
+    char *mem = NULL, *stage = NULL;
+    int ok = fd >= 0 && !posix_memalign((void **)&mem, STAGE_PAGE, len) &&
+             !posix_memalign((void **)&stage, STAGE_PAGE, len);
+    if (ok) {
+        memset(mem, 0x5a, len);
+        memset(stage, 0xa5, len);
+        ok = pwrite(fd, mem, PROBE_LEN, 0) == (ssize_t)PROBE_LEN;
+    }
+    for (int r = 0; ok && r < PROBE_ROUNDS; r++)
+        for (int wr = 0; wr < 2; wr++)
+            for (int how = 0; how < 2; how++) {
+                double t = probe_copy(fd, wr, how, mem, stage);
+                double *best = &b->time[wr][how];
+                if (t < 0)
+                    ok = 0;
+                else if (*best < 0 || t < *best)
+                    *best = t;
+            }
+    for (int wr = 0; ok && wr < 2; wr++)
+        b->slow[wr] = b->time[wr][0] > b->time[wr][1];
+    if (!ok)
+        b->time[0][0] = b->time[0][1] = b->time[1][0] = b->time[1][1] = -1;
+    free(mem);
+    free(stage);
+    if (fd >= 0)
+        close(fd);
+}
+
+static struct rio_band band;
+static pthread_once_t band_once = PTHREAD_ONCE_INIT;
+static int band_settled;
+
+static void band_init(void)
+{
+    const char *e = getenv("RESONIO_STAGE");
+    if (e && (!strcmp(e, "on") || !strcmp(e, "off"))) {
+        band.slow[0] = band.slow[1] = !strcmp(e, "on");
+        band.forced = 1;
+        band.time[0][0] = band.time[0][1] = band.time[1][0] = band.time[1][1] = -1;
+    } else {
+        rio__store_band_measure(&band);
+    }
+    __atomic_store_n(&band_settled, 1, __ATOMIC_RELEASE);
+}
+
+/* Contract in store.h. */
+const struct rio_band *rio__store_band(void)
+{
+    pthread_once(&band_once, band_init);
+    return &band;
+}
+
+/* Contract in store.h. */
+const struct rio_band *rio__store_band_settled(void)
+{
+    return __atomic_load_n(&band_settled, __ATOMIC_ACQUIRE) ? &band : NULL;
 }
 
 static int staged(struct rio_store *st, int wr, char *buf, size_t len, MPI_Offset off,
@@ -431,7 +539,7 @@ static int staged(struct rio_store *st, int wr, char *buf, size_t len, MPI_Offse
     uintptr_t mem = (uintptr_t)buf, file = (uintptr_t)off;
     if (len >= STAGE_MIN && (st->ops->caps & RIO_STORE_CAP_PAGE_CACHE) && range_ok(off, len) &&
         (wr ? slow_copy(file, mem) : slow_copy(mem, file)) &&
-        !(st->ops->is_direct && st->ops->is_direct(st)))
+        !(st->ops->is_direct && st->ops->is_direct(st)) && rio__store_band()->slow[wr])
         scratch = rio__store_scratch_get(st, STAGE_PIECE + 2 * STAGE_PAGE);
     if (!scratch) {
         struct iovec v = {buf, len};

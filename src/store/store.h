@@ -254,12 +254,31 @@ unsigned rio__store_notes(struct rio_store *st);
  * bytes_accessed and time_storage: callers must not count those again.
  * On RIO_STORE_CAP_PAGE_CACHE storage not opened O_DIRECT, a contiguous
  * transfer (pread_full, pwrite_full) of 16 KiB or more whose buffer and
- * file offset lie where the kernel's copy is slow (store.c: 1-31 bytes
+ * file offset lie where the kernel's copy can be slow (store.c: 1-31 bytes
  * apart within a page, as a malloc'd buffer at a page-aligned offset)
- * goes in pieces through the file's scratch buffer, counted and traced as
- * one request: 3x faster, measured here. */
+ * goes, where rio__store_band says the copy is slow there, in pieces
+ * through the file's scratch buffer, counted and traced as one request:
+ * 3x faster on a machine where it was slow. */
 int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
                           MPI_Offset *done);
+/** Whether the kernel's copy is slow where its destination lies 1-31
+ *  bytes past its source within a page, so that a transfer there is
+ *  staged, per direction (slow[0] reads, slow[1] writes): RESONIO_STAGE=on
+ *  or off says so (forced), else it is measured at the first transfer that
+ *  could be staged, once a process, on a memory file's pages: time[wr][0]
+ *  the fastest straight copy of 256 KiB in the band, time[wr][1] the
+ *  fastest staged one (a copy out of the band and a memcpy), in seconds
+ *  (-1 where not measured).  Thread-safe. */
+struct rio_band {
+    int slow[2];
+    int forced;
+    double time[2][2];
+};
+const struct rio_band *rio__store_band(void);
+/** rio__store_band's answer if a transfer has settled it, else NULL. */
+const struct rio_band *rio__store_band_settled(void);
+/** The measurement rio__store_band makes, into *b (for tests). */
+void rio__store_band_measure(struct rio_band *b);
 int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
 int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
                            MPI_Offset *done);

@@ -425,6 +425,66 @@ static void test_write_cap(void)
     printf("ok - buffered writes of at most 1 MiB per call\n");
 }
 
+/* Where the kernel's copy is slow (store.c's band): RESONIO_STAGE=off
+ * sends a read in the band straight (in a child: the decision is made once
+ * a process), =on stages (this process, so test_staged sees staging
+ * whatever this machine measures), and a measurement's verdict follows its
+ * own figures. */
+static void test_band(void)
+{
+    char path[4200];
+    path_of(path, sizeof path, "band");
+    unlink(path);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("RESONIO_STAGE", "off", 1);
+        struct rio_store st;
+        struct rio_hints h;
+        const size_t len = (size_t)1 << 20;
+        unsigned char *page = NULL;
+        MPI_Offset done = -1;
+        memset(&st, 0, sizeof st);
+        memset(&h, 0, sizeof h);
+        if (posix_memalign((void **)&page, 4096, len + 4096) ||
+            rio__store_open(&st, path, O_RDWR | O_CREAT, 0644, &h))
+            _exit(2);
+        memset(page, 7, len + 4096);
+        int ok = rio__store_pwrite_full(&st, page, len, 0) == 0 &&
+                 rio__store_pread_full(&st, page + 16, len, 0, &done) == 0 &&
+                 done == (MPI_Offset)len && st.scratch == NULL;
+        const struct rio_band *b = rio__store_band();
+        ok = ok && b->forced && !b->slow[0] && !b->slow[1];
+        rio__store_close(&st);
+        _exit(ok ? 0 : 1);
+    }
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0,
+          "RESONIO_STAGE=off: a read in the band goes straight (child status %d)", status);
+    unlink(path);
+
+    setenv("RESONIO_STAGE", "on", 1);
+    const struct rio_band *b = rio__store_band();
+    CHECK(b->forced && b->slow[0] && b->slow[1], "RESONIO_STAGE=on stages both directions");
+
+    struct rio_band m;
+    memset(&m, 0, sizeof m);
+    double t0 = rio__now();
+    rio__store_band_measure(&m);
+    double took = rio__now() - t0;
+    for (int wr = 0; wr < 2; wr++) {
+        CHECK(!m.forced && m.time[wr][0] > 0 && m.time[wr][1] > 0,
+              "the %s copies measured: %g and %g s", wr ? "write" : "read", m.time[wr][0],
+              m.time[wr][1]);
+        CHECK(m.slow[wr] == (m.time[wr][0] > m.time[wr][1]),
+              "the %s verdict %d follows its figures", wr ? "write" : "read", m.slow[wr]);
+    }
+    printf("ok - the band measured here: reads %.1f us straight, %.1f staged (slow %d); writes "
+           "%.1f, %.1f (slow %d); the measurement took %.2f ms\n",
+           m.time[0][0] * 1e6, m.time[0][1] * 1e6, m.slow[0], m.time[1][0] * 1e6,
+           m.time[1][1] * 1e6, m.slow[1], took * 1e3);
+}
+
 /* Staged transfers of rio__store_pread_full and rio__store_pwrite_full: a
  * transfer of 16 KiB or more whose buffer lies 1-31 bytes past its file
  * offset within a page (a read; the reverse for a write) goes through the
@@ -539,6 +599,7 @@ static void test_staged(int direct)
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "/tmp");
+    test_band(); /* first: it settles this process's staging */
     test_find();
     test_basic();
     test_write_cap();
