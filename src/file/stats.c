@@ -116,16 +116,17 @@ void rio__stats_report(rio_file *fh)
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[5], sum[4], reqs,
             sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2], sum[11], sum[9], sum[10]);
     const struct rio_band *b = rio__store_band_settled();
-    if (b && b->forced)
-        fprintf(stderr, "  band staging reads %s, writes %s (RESONIO_STAGE)\n",
-                b->slow[0] ? "staged" : "straight", b->slow[1] ? "staged" : "straight");
-    else if (b)
-        fprintf(stderr,
-                "  band staging reads %s, writes %s (rank 0 measured 256 KiB straight and staged: "
-                "reads %.1f and %.1f us, writes %.1f and %.1f)\n",
-                b->slow[0] ? "staged" : "straight", b->slow[1] ? "staged" : "straight",
-                b->time[0][0] * 1e6, b->time[0][1] * 1e6, b->time[1][0] * 1e6,
-                b->time[1][1] * 1e6);
+    if (b) {
+        char how[160] = "RESONIO_STAGE";
+        if (!b->forced)
+            snprintf(how, sizeof how,
+                     "rank 0 measured 256 KiB straight and staged: reads %.1f and %.1f us, "
+                     "writes %.1f and %.1f",
+                     b->time[0][0] * 1e6, b->time[0][1] * 1e6, b->time[1][0] * 1e6,
+                     b->time[1][1] * 1e6);
+        fprintf(stderr, "  band staging reads %s, writes %s (%s)\n",
+                b->slow[0] ? "staged" : "straight", b->slow[1] ? "staged" : "straight", how);
+    }
     rio__coll_report(fh->coll, fh->filename);
 }
 

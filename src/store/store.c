@@ -463,8 +463,8 @@ static double probe_copy(int fd, int wr, int staged, char *mem, char *stage)
 /* Times, in turn, PROBE_ROUNDS straight and staged copies of each
  * direction between memory and a memory file's pages (the kernel copies
  * them as a page cache's) and sets slow[wr] when the fastest straight copy
- * took longer than the fastest staged one.  2.5-3 ms here, most of it the
- * buffers' first touch.  Where it cannot measure (no memfd, no memory)
+ * took longer than the fastest staged one.  2.5-3.7 ms here, most of it
+ * the buffers' first touch.  Where it cannot measure (no memfd, no memory)
  * it keeps the band slow: staging costs a copy, the band up to 4x.
  * Contract in store.h. */
 void rio__store_band_measure(struct rio_band *b)
@@ -482,20 +482,21 @@ void rio__store_band_measure(struct rio_band *b)
         memset(stage, 0xa5, len);
         ok = pwrite(fd, mem, PROBE_LEN, 0) == (ssize_t)PROBE_LEN;
     }
+    double best[2][2] = {{-1, -1}, {-1, -1}}; /* [wr][staged] */
     for (int r = 0; ok && r < PROBE_ROUNDS; r++)
         for (int wr = 0; wr < 2; wr++)
             for (int how = 0; how < 2; how++) {
                 double t = probe_copy(fd, wr, how, mem, stage);
-                double *best = &b->time[wr][how];
-                if (t < 0)
-                    ok = 0;
-                else if (*best < 0 || t < *best)
-                    *best = t;
+                ok = ok && t >= 0;
+                if (best[wr][how] < 0 || t < best[wr][how])
+                    best[wr][how] = t;
             }
-    for (int wr = 0; ok && wr < 2; wr++)
-        b->slow[wr] = b->time[wr][0] > b->time[wr][1];
-    if (!ok)
-        b->time[0][0] = b->time[0][1] = b->time[1][0] = b->time[1][1] = -1;
+    /* only a complete measurement is kept */
+    for (int wr = 0; ok && wr < 2; wr++) {
+        b->time[wr][0] = best[wr][0];
+        b->time[wr][1] = best[wr][1];
+        b->slow[wr] = best[wr][0] > best[wr][1];
+    }
     free(mem);
     free(stage);
     if (fd >= 0)

@@ -261,6 +261,15 @@ unsigned rio__store_notes(struct rio_store *st);
  * 3x faster on a machine where it was slow. */
 int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
                           MPI_Offset *done);
+int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
+int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
+                           MPI_Offset *done);
+int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off);
+int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
+                         const struct iovec *mem, int n, MPI_Offset *done);
+int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
+                          const struct iovec *mem, int n);
+
 /** Whether the kernel's copy is slow where its destination lies 1-31
  *  bytes past its source within a page, so that a transfer there is
  *  staged, per direction (slow[0] reads, slow[1] writes): RESONIO_STAGE=on
@@ -279,14 +288,6 @@ const struct rio_band *rio__store_band(void);
 const struct rio_band *rio__store_band_settled(void);
 /** The measurement rio__store_band makes, into *b (for tests). */
 void rio__store_band_measure(struct rio_band *b);
-int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
-int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
-                           MPI_Offset *done);
-int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off);
-int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
-                         const struct iovec *mem, int n, MPI_Offset *done);
-int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
-                          const struct iovec *mem, int n);
 /** Datatype I/O through the driver's write_view/read_view, or, when it has
  *  none, list I/O over the view's regions (walked with the dtype iterator,
  *  in batches).  Same contract as the ops; ft must be a valid filetype
