@@ -293,6 +293,14 @@ struct rio_stats {
                                                 below MPI_THREAD_MULTIPLE copied from the
                                                 engine's buffers, to write them in the
                                                 background (hint resonio_nb_copy) */
+    /* version 5 */
+    double time_nb_start;                  /**< seconds from issue until a thread of
+                                                resonio's started the job, summed over the
+                                                jobs that ran in the background (the time a
+                                                woken thread took to get a processor) */
+    long long nb_near;                     /**< nonblocking calls whose issue woke a
+                                                waiting thread of resonio's on the issuing
+                                                thread's processor (RESONIO_IO_WAKE) */
 };
 /** The size of the first version of struct rio_stats. */
 #define RIO_STATS_SIZE_V1 RIO_SIZE_THROUGH(struct rio_stats, req_method)
@@ -302,6 +310,8 @@ struct rio_stats {
 #define RIO_STATS_SIZE_V3 RIO_SIZE_THROUGH(struct rio_stats, comms_reused)
 /** The size of the fourth version (the copies of nonblocking writes). */
 #define RIO_STATS_SIZE_V4 RIO_SIZE_THROUGH(struct rio_stats, nb_copied)
+/** The size of the fifth version (how background jobs started). */
+#define RIO_STATS_SIZE_V5 RIO_SIZE_THROUGH(struct rio_stats, nb_near)
 /** Copy the calling rank's counters for fh into *out (out->size set by the
  *  caller, see above).  Local.  Errors: MPI_ERR_ARG for a NULL out or a
  *  size below RIO_STATS_SIZE_V1. */

@@ -94,9 +94,12 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define MAX_THREADS 16
 
@@ -130,12 +133,27 @@ struct rio_job {
     struct rio_job *fnext, **fprev;    /* the file's list */
 };
 
+/* A thread that serves jobs (an I/O thread, a lane's), as its wakers see
+ * it (wake, below).  Fields under lock. */
+struct server {
+    pthread_t thread;
+    cpu_set_t mask;  /* its own affinity, read when it started */
+    int spread;      /* that mask holds more than one processor */
+    int waiting;     /* in serve's wait, not yet called by a waker (wake) */
+    pthread_cond_t cv; /* an I/O thread's wait (a lane's thread waits on the lane's) */
+    int near;        /* a waker set its affinity to the waker's processor */
+    int far;         /* an I/O thread called without that, counted in far_coming */
+    pid_t waker;     /* that thread */
+    double woken;    /* when it last did */
+};
+
 /* A file's lane: its collective jobs, run one at a time in issue order by
  * a thread of the file's own, with MPI calls on a duplicate of the file's
  * communicator (the caller's collective calls on fh->comm cannot meet
  * them).  Made by the first background collective call, ended at close. */
 struct rio_lane {
     pthread_t thread;
+    struct server srv;        /* its thread's placement (serve's) */
     pthread_cond_t cv;        /* work for the lane, or its end */
     struct rio_job *head, **tail;
     int unsettled;            /* jobs queued or running (behind: not yet agreed) */
@@ -152,9 +170,10 @@ struct rio_lane {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static struct rio_job *qhead, **qtail = &qhead;
 static pthread_t threads[MAX_THREADS];
+static struct server servers[MAX_THREADS]; /* the I/O threads' placement */
 static int nthreads, stopping;
 static int completers; /* threads settling cancelled jobs (greq_cancel) */
 static int mode = -1;
@@ -296,6 +315,9 @@ static void job_run(struct rio_job *j)
 {
     MPI_Offset done = 0;
     int err = 0;
+    if (j->fh && !j->cancelled) {
+        rio__stat_add_time(&j->fh->stats.time_nb_start, rio__now() - j->t_issue);
+    }
     if (!j->cancelled) {
         rio__err_detail_clear();
         err = j->run_coll ? j->run_coll(j->arg, j->lane->comm, &done) : j->run(j->arg, &done);
@@ -347,16 +369,173 @@ static void job_run(struct rio_job *j)
     pthread_mutex_unlock(&lock);
 }
 
+/* ---- where a woken thread runs --------------------------------------------
+ *
+ * A thread of ours that waits for work is woken by the caller's thread as
+ * it issues a call.  Left to itself, the kernel wakes it where it last
+ * ran, which may be another processor that has gone idle.  On this
+ * project's machines (virtual machines of 2 processors whose kernel packs
+ * tasks onto few processors: sched_vcpu_pack on its command line) the
+ * thread then started 18-35 ms after the wake, at 1 rank, nearly every
+ * time, against 0.1-0.2 ms once it was woken on the caller's own
+ * processor; a 512 MiB write to the page cache takes 40-60 ms there, so
+ * half of it could not hide.  So a waker, before it wakes a waiting
+ * thread, sets the thread's affinity to the waker's processor
+ * (where_woken), and the thread, once it runs, takes its own affinity
+ * back (where_settle):
+ *   - where the caller has left the processor (it sleeps, waits or blocks
+ *     in a call: the case the kernel handled slowly), it stays;
+ *   - where the caller still runs or waits to (it computes: the thread
+ *     got the processor at the end of the caller's time slice, 1-5 ms
+ *     measured), it leaves for another processor of its mask, so as not
+ *     to share the caller's, then takes its whole mask back.
+ * The caller's state is its line in /proc (R: running or waiting to run);
+ * without /proc, a start later than NEAR_LATE after the wake counts as
+ * the caller still running.  The threads run as SCHED_BATCH, so that a
+ * wake on the caller's processor does not preempt the caller inside the
+ * call that issues (it did: the issue took 32-37 ms).  Nothing is done
+ * where the thread's mask is one processor (an MPI launcher's binding) or
+ * with RESONIO_IO_WAKE=any.
+ */
+#define NEAR_LATE 1e-3
+
+static int far_coming; /* I/O threads called without placement, not yet running */
+
+static int wake_near(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("RESONIO_IO_WAKE");
+        v = !(e && !strcmp(e, "any"));
+    }
+    return v;
+}
+
+/* The calling thread becomes s, named name (what top -H and perf show):
+ * its own mask read, SCHED_BATCH.  With lock held. */
+static void where_start(struct server *s, const char *name)
+{
+    s->thread = pthread_self();
+    pthread_setname_np(s->thread, name);
+    s->spread = 0;
+    if (!wake_near())
+        return;
+    if (!pthread_getaffinity_np(s->thread, sizeof s->mask, &s->mask))
+        s->spread = CPU_COUNT(&s->mask) > 1;
+    struct sched_param none = {0};
+    if (s->spread)
+        pthread_setschedparam(s->thread, SCHED_BATCH, &none);
+}
+
+/* Before a wake: put s on the calling thread's processor.  Whether it
+ * did.  With lock held. */
+static int where_woken(struct server *s)
+{
+    if (!s->spread)
+        return 0;
+    int cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &s->mask))
+        return 0;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (pthread_setaffinity_np(s->thread, sizeof one, &one))
+        return 0;
+    s->near = 1;
+    s->waker = (pid_t)syscall(SYS_gettid);
+    s->woken = rio__now();
+    return 1;
+}
+
+/* Whether thread tid of this process is running or waits for a processor
+ * (its state R in /proc), 1; asleep, 0; -1 where that cannot be read. */
+static int thread_runs(pid_t tid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    int r = -1;
+    if (fgets(line, sizeof line, f)) {
+        const char *p = strrchr(line, ')'); /* after the name, which may hold anything */
+        if (p && p[1] == ' ' && p[2])
+            r = p[2] == 'R';
+    }
+    fclose(f);
+    return r;
+}
+
+/* s, woken, takes its own mask back: from elsewhere if it has work and
+ * the caller kept its processor (above).  An I/O thread leaves the work
+ * instead (returns 0) when another was called without placement and is
+ * on its way: that one goes where the kernel puts it, as this one would
+ * now.  With lock held. */
+static int where_settle(struct server *s, int work, int pool)
+{
+    if (s->far) {
+        s->far = 0;
+        far_coming--;
+    }
+    if (!s->near)
+        return 1;
+    s->near = 0;
+    int cpu = sched_getcpu();
+    int runs = work ? thread_runs(s->waker) : 0;
+    if (runs < 0) /* no /proc: the time it took to start says it */
+        runs = rio__now() - s->woken > NEAR_LATE;
+    if (runs && pool && far_coming > 0) {
+        pthread_setaffinity_np(s->thread, sizeof s->mask, &s->mask);
+        return 0;
+    }
+    if (runs && cpu >= 0 && cpu < CPU_SETSIZE) {
+        cpu_set_t away = s->mask;
+        CPU_CLR(cpu, &away);
+        if (CPU_COUNT(&away))
+            pthread_setaffinity_np(s->thread, sizeof away, &away);
+    }
+    pthread_setaffinity_np(s->thread, sizeof s->mask, &s->mask);
+    return 1;
+}
+
+/* Wake s, which waits on cv: on the calling thread's processor if it waits
+ * and near (above), else where the kernel puts it; it is then called, and
+ * no other waker places it.  Whether it was put on the caller's processor.
+ * With lock held. */
+static int wake(struct server *s, pthread_cond_t *cv, int near)
+{
+    int placed = 0;
+    if (s->waiting) {
+        s->waiting = 0;
+        if (near)
+            placed = where_woken(s);
+        else if (!s->far) {
+            s->far = 1;
+            far_coming++;
+        }
+    }
+    pthread_cond_signal(cv);
+    return placed;
+}
+
 /* Run the jobs of the queue head/tail, in order, as they come, until
  * *stop is set and the queue is empty: the pool's workers on the shared
- * queue, a lane's thread on its file's collective jobs. */
-static void serve(struct rio_job **head, struct rio_job ***tail, pthread_cond_t *cv,
-                  const int *stop)
+ * queue, a lane's thread on its file's collective jobs.  s: the thread's
+ * placement, seen by its wakers; name: the thread's. */
+static void serve(struct server *s, const char *name, int pool, struct rio_job **head,
+                  struct rio_job ***tail, pthread_cond_t *cv, const int *stop)
 {
     pthread_mutex_lock(&lock);
+    where_start(s, name);
     for (;;) {
-        while (!*head && !*stop)
+        /* every wake is followed by the settling of where it put s */
+        int leave = 0; /* the job is left to a thread on its way */
+        while (leave || (!*head && !*stop)) {
+            s->waiting = 1;
             pthread_cond_wait(cv, &lock);
+            s->waiting = 0;
+            leave = !where_settle(s, *head != NULL, pool);
+        }
         if (!*head)
             break;
         struct rio_job *j = *head;
@@ -375,14 +554,14 @@ static void serve(struct rio_job **head, struct rio_job ***tail, pthread_cond_t 
 static void *lane_main(void *arg)
 {
     struct rio_lane *l = arg;
-    serve(&l->head, &l->tail, &l->cv, &l->stopping);
+    serve(&l->srv, "rio-lane", 0, &l->head, &l->tail, &l->cv, &l->stopping);
     return NULL;
 }
 
-static void *worker(void *unused)
+static void *worker(void *arg)
 {
-    (void)unused;
-    serve(&qhead, &qtail, &work_cv, &stopping);
+    struct server *s = arg;
+    serve(s, "rio-io", 1, &qhead, &qtail, &s->cv, &stopping);
     return NULL;
 }
 
@@ -542,12 +721,15 @@ static void pool_stop(int abandon)
         qtail = &qhead;
     }
     stopping = 1;
-    pthread_cond_broadcast(&work_cv);
+    for (int i = 0; i < nthreads; i++)
+        pthread_cond_signal(&servers[i].cv);
     int n = nthreads;
     nthreads = 0;
     pthread_mutex_unlock(&lock);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         pthread_join(threads[i], NULL);
+        pthread_cond_destroy(&servers[i].cv);
+    }
     pthread_mutex_lock(&lock);
     while (completers)
         pthread_cond_wait(&done_cv, &lock);
@@ -590,8 +772,13 @@ static int pool_start(void)
         return 0;
     int want = threads_wanted();
     for (int i = 0; i < want; i++) {
-        if (pthread_create(&threads[nthreads], NULL, worker, NULL))
+        struct server *s = &servers[nthreads];
+        *s = (struct server){0};
+        pthread_cond_init(&s->cv, NULL);
+        if (pthread_create(&threads[nthreads], NULL, worker, s)) {
+            pthread_cond_destroy(&s->cv);
             break;
+        }
         nthreads++;
     }
     if (!nthreads) {
@@ -846,12 +1033,21 @@ int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *
     j->run = run;
 
     pthread_mutex_lock(&lock);
-    int err = pool_start();
+    int err = pool_start(), placed = 0;
     if (!err) {
         job_link(j);
         *qtail = j;
         qtail = &j->qnext;
-        pthread_cond_signal(&work_cv);
+        /* a waiting thread is called to the caller's processor, and
+         * another, if one waits, where the kernel puts it (where a woken
+         * thread runs, above); if none waits, every one is busy and takes
+         * the job when it comes back to the queue */
+        for (int i = 0, called = 0; i < nthreads && called < 2; i++)
+            if (servers[i].waiting) {
+                int p = wake(&servers[i], &servers[i].cv, !called);
+                placed |= p;
+                called += called || p ? 1 : 2;
+            }
     }
     pthread_mutex_unlock(&lock);
     if (err) {
@@ -859,6 +1055,7 @@ int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *
         return 0;
     }
     rio__stat_add(&fh->stats.nb_queued, 1);
+    rio__stat_add(&fh->stats.nb_near, placed);
     return 0;
 }
 
@@ -954,11 +1151,12 @@ int rio__async_submit_coll(rio_file *fh, const char *op, int write,
     l->unsettled++;
     *l->tail = j;
     l->tail = &j->qnext;
-    pthread_cond_signal(&l->cv);
+    int placed = wake(&l->srv, &l->cv, 1);
     pthread_mutex_unlock(&lock);
     if (internal)
         *internal = j;
     rio__stat_add(&fh->stats.nb_queued, 1);
+    rio__stat_add(&fh->stats.nb_near, placed);
     return 0;
 }
 
@@ -1047,11 +1245,12 @@ int rio__async_submit_behind(rio_file *fh, const char *op, int write,
         behind_lanes = l;
         l->listed = 1;
     }
-    pthread_cond_signal(&l->cv);
+    int placed = wake(&l->srv, &l->cv, 1);
     pthread_mutex_unlock(&lock);
     if (internal)
         *internal = j;
     rio__stat_add(&fh->stats.nb_queued, 1);
+    rio__stat_add(&fh->stats.nb_near, placed);
     return 0;
 }
 

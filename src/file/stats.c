@@ -47,6 +47,8 @@ static void snapshot(const rio_stats *in, rio_stats *out)
     out->comms_made = rio__stat_get(&in->comms_made);
     out->comms_reused = rio__stat_get(&in->comms_reused);
     out->nb_copied = rio__stat_get(&in->nb_copied);
+    out->time_nb_start = rio__stat_get_time(&in->time_nb_start);
+    out->nb_near = rio__stat_get(&in->nb_near);
     out->nmethods = rio_indep_method_count();
     for (int i = 0; i < out->nmethods; i++)
         out->req_method[i] = rio__stat_get(&in->req_method[i]);
@@ -84,16 +86,18 @@ void rio__stats_report(rio_file *fh)
     rio_stats snap;
     rio__stats_file(fh, &snap);
     const rio_stats *s = &snap;
-    enum { NFIXED = 12, N = NFIXED + RIO_STATS_MAX_METHODS };
+    enum { NFIXED = 13, N = NFIXED + RIO_STATS_MAX_METHODS };
     long long mine[N] = {s->calls_read,    s->calls_write,    s->bytes_read,
                          s->bytes_written, s->regions,        s->bytes_accessed,
                          s->copies,        s->nb_queued,      s->nb_background,
-                         s->comms_made,    s->comms_reused,   s->nb_copied};
+                         s->comms_made,    s->comms_reused,   s->nb_copied,
+                         s->nb_near};
     memcpy(mine + NFIXED, s->req_method, sizeof s->req_method);
     long long sum[N];
-    double t[3] = {s->time_storage, s->time_agree, s->time_nb_overlap}, tmax[3] = {0, 0, 0};
+    double t[4] = {s->time_storage, s->time_agree, s->time_nb_overlap, s->time_nb_start},
+           tmax[4] = {0, 0, 0, 0};
     MPI_Reduce(mine, sum, N, MPI_LONG_LONG, MPI_SUM, 0, fh->comm);
-    MPI_Reduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, 0, fh->comm);
+    MPI_Reduce(t, tmax, 4, MPI_DOUBLE, MPI_MAX, 0, fh->comm);
     if (fh->rank != 0)
         return;
     char reqs[64 * RIO_STATS_MAX_METHODS] = "";
@@ -112,9 +116,12 @@ void rio__stats_report(rio_file *fh)
             "  time in agreement %.6f s (the rank that waited longest)\n"
             "  nonblocking  queued %lld, run in the background %lld, issue to end of I/O "
             "%.6f s (the rank with most), copied to write in the background %lld bytes\n"
+            "               issue to a thread's start %.6f s (the rank with most), threads "
+            "woken on the caller's processor %lld\n"
             "  communicators made %lld, reused from earlier files %lld (all ranks)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[5], sum[4], reqs,
-            sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2], sum[11], sum[9], sum[10]);
+            sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2], sum[11], tmax[3], sum[12],
+            sum[9], sum[10]);
     const struct rio_band *b = rio__store_band_settled();
     if (b) {
         char how[160] = "RESONIO_STAGE";

@@ -37,6 +37,13 @@
  *   sync       MPI_File_sync returns after the outstanding writes are in
  *   close      close and set_view with a request outstanding are reported;
  *              the I/O ran and the request stays valid for a wait
+ *   wake       (run first, the process's affinity widened to every online
+ *              processor) calls issued one at a time, the I/O threads
+ *              waiting in between: at least one job's thread was woken on
+ *              the caller's processor (none with RESONIO_IO_WAKE=any),
+ *              and afterwards every thread of resonio's (named rio-io,
+ *              rio-lane) has the process's whole affinity back and runs
+ *              as SCHED_BATCH (SCHED_OTHER with any)
  *
  * Collective calls run wholly in the background when MPI_THREAD_MULTIPLE
  * is provided (the file's lane, a thread that calls MPI).  Below it, where
@@ -77,6 +84,9 @@
 #include "resonio.h"
 #include "file/file_int.h" /* rio__async_requests_open */
 
+#include <dirent.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define REG 65536
@@ -189,6 +199,99 @@ static void t_overlap(void)
     CHECK(ran(fh) == (background ? 1 : 0), "overlap: %lld jobs ran", ran(fh));
     RT_OK(rio_file_close(&fh));
     check_region(path, off, REG, "overlap");
+    free(buf);
+}
+
+/* The whole affinity of the process: every online processor.  0 when
+ * there is only one (no other processor to wake a thread on). */
+static int widen_affinity(cpu_set_t *all)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(all);
+    for (long c = 0; c < n && c < CPU_SETSIZE; c++)
+        CPU_SET((int)c, all);
+    if (n < 2)
+        return 0;
+    CHECK(sched_setaffinity(0, sizeof *all, all) == 0, "wake: sched_setaffinity: %s",
+          strerror(errno));
+    return 1;
+}
+
+/* Every thread of this process whose name starts with rio-: affinity all,
+ * scheduling policy policy.  How many there are. */
+static int check_threads(const cpu_set_t *all, int policy)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[300], name[64] = "";
+        snprintf(p, sizeof p, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        if (!fgets(name, sizeof name, f))
+            name[0] = 0;
+        fclose(f);
+        if (strncmp(name, "rio-", 4))
+            continue;
+        name[strcspn(name, "\n")] = 0;
+        pid_t tid = (pid_t)atoi(e->d_name);
+        cpu_set_t m;
+        CHECK(sched_getaffinity(tid, sizeof m, &m) == 0 && CPU_EQUAL(&m, all),
+              "wake: thread %s (%d) left with %d of the process's %d processors", name,
+              (int)tid, CPU_COUNT(&m), CPU_COUNT(all));
+        int pol = sched_getscheduler(tid);
+        CHECK(pol == policy, "wake: thread %s (%d) runs policy %d, expected %d", name, (int)tid,
+              pol, policy);
+        n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void t_wake(const cpu_set_t *all, int spread)
+{
+    const char *e = getenv("RESONIO_IO_WAKE");
+    int near = !(e && !strcmp(e, "any"));
+    char path[512];
+    rt_path(path, sizeof path, "wake");
+    rio_file *fh = open_new("", path, NULL, NULL);
+    if (!fh)
+        return;
+    unsigned char *buf = malloc(REG);
+    long long off = (long long)rt_rank * REG;
+    rt_fill(buf, REG, rt_rank, off);
+    enum { CALLS = 8 };
+    for (int i = 0; i < CALLS; i++) {
+        MPI_Request req;
+        RT_OK(rio_file_iwrite_at(fh, off, buf, REG, MPI_BYTE, &req));
+        RT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        usleep(20000); /* the thread back in its wait before the next call */
+    }
+    struct rio_stats s;
+    s.size = sizeof s;
+    RT_OK(rio_stats_get(fh, &s));
+    if (background) {
+        CHECK(s.nb_background == CALLS, "wake: %lld of %d jobs ran", s.nb_background, CALLS);
+        CHECK(s.time_nb_start > 0, "wake: no time from issue to a thread's start counted");
+        if (near && spread)
+            CHECK(s.nb_near >= 1, "wake: no thread was woken on the caller's processor");
+        else
+            CHECK(s.nb_near == 0, "wake: %lld threads woken on the caller's processor",
+                  s.nb_near);
+        int n = check_threads(all, near && spread ? SCHED_BATCH : SCHED_OTHER);
+        CHECK(n >= 1, "wake: no thread named rio-io or rio-lane");
+    } else {
+        CHECK(s.nb_near == 0 && s.time_nb_start == 0,
+              "wake: the synchronous path counted %lld near wakes, %.6f s to a start",
+              s.nb_near, s.time_nb_start);
+    }
+    RT_OK(rio_file_close(&fh));
+    check_region(path, off, REG, "wake");
     free(buf);
 }
 
@@ -873,7 +976,13 @@ int main(int argc, char **argv)
     coll_lane = background && provided == MPI_THREAD_MULTIPLE;
     rt_note("thread level %d, %s", provided,
             background ? "background (the I/O threads)" : "synchronous (done at issue)");
+    /* before any thread of resonio's starts: they take the process's mask */
+    cpu_set_t all;
+    int spread = widen_affinity(&all);
+    CHECK(spread, "wake: one processor online; the wake on the caller's processor cannot be "
+                  "checked here");
 
+    t_wake(&all, spread);
     t_overlap();
     t_pointer();
     t_shared();
