@@ -25,7 +25,10 @@
  *             -compute sleep the program sleeps that long instead (a program that
  *             waits on something else, leaving the cores to the I/O)
  *   overlap   the nonblocking call (or the begin), the same loop, the wait
- *             (or the end): T_total, split into issue, compute and wait
+ *             (or the end): T_total, split into issue, compute and wait;
+ *             for resonio also start, the time from the issue until a
+ *             thread of its own began the call's I/O (rio_stats
+ *             time_nb_start, the slowest rank's)
  *
  * Every part starts after a barrier and counts the slowest rank.  hidden =
  * (T_io + T_cpu - T_total) / T_io: 100 % when the I/O cost the program no
@@ -73,6 +76,7 @@ static const char *const impl_name[NIMPLS] = {"native", "resonio"};
 
 struct result {
     double io, cpu, total, issue, wait; /* the median round's, seconds */
+    double start;                       /* resonio's: issue to its thread's start */
     double hidden, slower;
     double round_hidden[MAX_ROUNDS], round_wait[MAX_ROUNDS]; /* every round's */
     double round_issue[MAX_ROUNDS];
@@ -270,6 +274,16 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* resonio's seconds from issue to a thread's start, summed over f's jobs
+ * so far (rio_stats time_nb_start); 0 for native. */
+static double nb_start(struct file *f)
+{
+    struct rio_stats st = {.size = sizeof st};
+    if (f->impl != RESONIO || rio_stats_get(f->rf, &st) != MPI_SUCCESS)
+        return 0;
+    return st.time_nb_start;
+}
+
 /* The rounds of kind k on f, after warmup blocking calls; *res its
  * figures.  A read reads round -1's data, which the file holds from its
  * first writing until the writes (run after every read kind; a warm-up
@@ -283,7 +297,7 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
     long long off = (long long)rank * size, bad = 0;
     int n = (int)size, w = kind_write[k], fails = 0;
     double io[MAX_ROUNDS], cpu[MAX_ROUNDS], total[MAX_ROUNDS], issue[MAX_ROUNDS],
-        wait[MAX_ROUNDS], h[MAX_ROUNDS];
+        wait[MAX_ROUNDS], start[MAX_ROUNDS], h[MAX_ROUNDS];
     char strategy[MAX_ROUNDS][32];
     if (w && warmup)
         fill(buf, size, off, -1);
@@ -324,6 +338,7 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
             memset(buf, 0, (size_t)size);
         MPI_Request req;
         int moved = -1;
+        double started = nb_start(f);
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
         fails += f_issue(f, k, off, buf, n, &req) != MPI_SUCCESS;
@@ -336,6 +351,7 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
         total[r] = max_all(t3 - t0);
         issue[r] = max_all(t1 - t0);
         wait[r] = max_all(t3 - t2);
+        start[r] = max_all(nb_start(f) - started);
         h[r] = (io[r] + cpu[r] - total[r]) / io[r];
         strategy[r][0] = '\0';
         struct rio_coll_info info = {.size = sizeof info};
@@ -355,7 +371,7 @@ static long long run_kind(struct file *f, const char *path, enum kind k, unsigne
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     *res = (struct result){.io = io[m], .cpu = cpu[m], .total = total[m], .issue = issue[m],
-                           .wait = wait[m], .hidden = h[m],
+                           .wait = wait[m], .start = start[m], .hidden = h[m],
                            .slower = total[m] / (io[m] + cpu[m]), .rounds = rounds,
                            .ok = !fails && !bad};
     memcpy(res->round_hidden, h, sizeof(double) * (size_t)rounds);
@@ -401,11 +417,11 @@ static void write_json(const char *name, const struct bench_meta *meta, int mult
                 continue;
             fprintf(f,
                     "%s\n  {\"kind\": \"%s\", \"impl\": \"%s\", \"io\": %.6f, \"cpu\": %.6f, "
-                    "\"issue\": %.6f, \"wait\": %.6f, \"total\": %.6f, \"hidden\": %.4f, "
-                    "\"slower\": %.4f, \"verified\": %s, \"strategy\": \"%s\", "
+                    "\"issue\": %.6f, \"start\": %.6f, \"wait\": %.6f, \"total\": %.6f, "
+                    "\"hidden\": %.4f, \"slower\": %.4f, \"verified\": %s, \"strategy\": \"%s\", "
                     "\"round_hidden\": [",
-                    sep, kind_name[k], impl_name[i], r->io, r->cpu, r->issue, r->wait, r->total,
-                    r->hidden, r->slower, r->ok ? "true" : "false", r->strategy);
+                    sep, kind_name[k], impl_name[i], r->io, r->cpu, r->issue, r->start, r->wait,
+                    r->total, r->hidden, r->slower, r->ok ? "true" : "false", r->strategy);
             json_numbers(f, r->round_hidden, r->rounds, "%s%.4f");
             fprintf(f, "], \"round_wait\": [");
             json_numbers(f, r->round_wait, r->rounds, "%s%.6f");
@@ -612,11 +628,13 @@ int bench_overlap_main(int argc, char **argv)
                     "T_total) / T_io; slower = T_total / (T_io + T_cpu). The median of %d "
                     "rounds by hidden share, after %d untimed blocking calls of each kind; "
                     "every part timed on the slowest rank; every byte checked (writes in the "
-                    "file, reads in the buffer); strategy: what resonio's collective call ran "
+                    "file, reads in the buffer); start: from the issue until a thread of "
+                    "resonio's began the call's I/O (rio_stats time_nb_start; - where nothing "
+                    "ran in the background); strategy: what resonio's collective call ran "
                     "in that round.\n\n"
-                    "| call | impl | T_io (s) | T_cpu (s) | issue (s) | wait (s) | T_total (s) "
-                    "| hidden | slower | verified | strategy |\n"
-                    "|---|---|---|---|---|---|---|---|---|---|---|\n",
+                    "| call | impl | T_io (s) | T_cpu (s) | issue (s) | start (s) | wait (s) "
+                    "| T_total (s) | hidden | slower | verified | strategy |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
                     mpi, nprocs, nprocs == 1 ? "" : "s",
                     provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE", size >> 20,
                     sleeping ? "asleep (the cores left free)" : "a CPU loop", lib, rounds,
@@ -626,10 +644,13 @@ int bench_overlap_main(int argc, char **argv)
                     const struct result *r = &res[i][k];
                     if (!r->rounds)
                         continue;
+                    char st[16] = "-";
+                    if (r->start > 0)
+                        snprintf(st, sizeof st, "%.3f", r->start);
                     fprintf(to[t],
-                            "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f %% | %.2f | %s "
-                            "| %s |\n",
-                            kind_name[k], impl_name[i], r->io, r->cpu, r->issue, r->wait,
+                            "| %s | %s | %.3f | %.3f | %.3f | %s | %.3f | %.3f | %.0f %% | %.2f "
+                            "| %s | %s |\n",
+                            kind_name[k], impl_name[i], r->io, r->cpu, r->issue, st, r->wait,
                             r->total, 100 * r->hidden, r->slower, r->ok ? "yes" : "NO",
                             r->strategy[0] ? r->strategy : "-");
                 }
