@@ -315,9 +315,8 @@ static void job_run(struct rio_job *j)
 {
     MPI_Offset done = 0;
     int err = 0;
-    if (j->fh && !j->cancelled) {
+    if (j->fh && !j->cancelled)
         rio__stat_add_time(&j->fh->stats.time_nb_start, rio__now() - j->t_issue);
-    }
     if (!j->cancelled) {
         rio__err_detail_clear();
         err = j->run_coll ? j->run_coll(j->arg, j->lane->comm, &done) : j->run(j->arg, &done);
@@ -489,18 +488,15 @@ static int where_settle(struct server *s, int work, int pool)
     int runs = work ? thread_runs(s->waker) : 0;
     if (runs < 0) /* no /proc: the time it took to start says it */
         runs = rio__now() - s->woken > NEAR_LATE;
-    if (runs && pool && far_coming > 0) {
-        pthread_setaffinity_np(s->thread, sizeof s->mask, &s->mask);
-        return 0;
-    }
-    if (runs && cpu >= 0 && cpu < CPU_SETSIZE) {
+    int leave = runs && pool && far_coming > 0;
+    if (runs && !leave && cpu >= 0 && cpu < CPU_SETSIZE) {
         cpu_set_t away = s->mask;
         CPU_CLR(cpu, &away);
         if (CPU_COUNT(&away))
             pthread_setaffinity_np(s->thread, sizeof away, &away);
     }
     pthread_setaffinity_np(s->thread, sizeof s->mask, &s->mask);
-    return 1;
+    return !leave;
 }
 
 /* Wake s, which waits on cv: on the calling thread's processor if it waits
@@ -1047,11 +1043,13 @@ int rio__async_submit(rio_file *fh, const char *op, int write, int (*run)(void *
          * another, if one waits, where the kernel puts it (where a woken
          * thread runs, above); if none waits, every one is busy and takes
          * the job when it comes back to the queue */
-        for (int i = 0, called = 0; i < nthreads && called < 2; i++)
+        int near = 1; /* the first one called; a second only beside a placed one */
+        for (int i = 0; i < nthreads; i++)
             if (servers[i].waiting) {
-                int p = wake(&servers[i], &servers[i].cv, !called);
-                placed |= p;
-                called += called || p ? 1 : 2;
+                placed |= wake(&servers[i], &servers[i].cv, near);
+                if (!near || !placed)
+                    break;
+                near = 0;
             }
     }
     pthread_mutex_unlock(&lock);

@@ -39,7 +39,7 @@
  *              the I/O ran and the request stays valid for a wait
  *   wake       (run first, the process's affinity widened to every online
  *              processor) calls issued one at a time, the I/O threads
- *              waiting in between: at least one job's thread was woken on
+ *              waiting in between: at least one call woke a thread on
  *              the caller's processor (none with RESONIO_IO_WAKE=any),
  *              and afterwards every thread of resonio's (named rio-io,
  *              rio-lane) has the process's whole affinity back and runs
@@ -86,7 +86,6 @@
 
 #include <dirent.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define REG 65536
