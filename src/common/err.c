@@ -137,9 +137,12 @@ static int code_from_ring(int cls, const char *text)
         ring_codes[cls][slot] = code;
     }
     /* a copy: MPI-3 declares the string const, MPI-2 libraries (SimGrid's
-     * SMPI) char *; a buffer of our own suits both without a cast */
+     * SMPI) char *; a buffer of our own suits both without a cast. Cut to
+     * fit by hand: snprintf's truncation warns at -O3. */
     char copy[MPI_MAX_ERROR_STRING];
-    snprintf(copy, sizeof copy, "%s", text);
+    size_t n = strnlen(text, sizeof copy - 1);
+    memcpy(copy, text, n);
+    copy[n] = '\0';
     MPI_Add_error_string(ring_codes[cls][slot], copy);
     return ring_codes[cls][slot];
 }

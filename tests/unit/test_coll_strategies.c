@@ -62,7 +62,8 @@ static void test_names(void)
         CHECK(s && !strcmp(rio__indep_method_name((enum rio_indep_method)(i + 1)), s),
               "method %d: hint name differs", i);
         for (int j = 0; j < i; j++)
-            CHECK(s && strcmp(s, rio_indep_method_name(j)) != 0, "method %s listed twice", s);
+            CHECK(s && strcmp(s, rio_indep_method_name(j)) != 0, "method %s listed twice",
+                  s ? s : "(null)");
     }
     CHECK(!strcmp(rio__indep_method_name(RIO_INDEP_AUTO), "auto"), "RIO_INDEP_AUTO not 'auto'");
 }
