@@ -22,6 +22,10 @@ nothing_left() {
   grep -q " $dir/" /proc/mounts && bad "$what: mounts left under $dir"
   [ -n "$(live)" ] && bad "$what: processes of $prog left: $(live)"
   [ -e "$dir/state.json" ] && bad "$what: $dir/state.json left"
+  # a killed job's MPI library leaves files named for its host (Open MPI:
+  # /dev/shm/vader_segment.HOST.*, /tmp/ompi.HOST.UID)
+  left=$(ls -d /dev/shm/*."$t"-h[0-9]* /tmp/ompi."$t"-h[0-9]* 2>/dev/null | tr '\n' ' ')
+  [ -n "$left" ] && bad "$what: the MPI library's files left: $left"
   return 0
 }
 
