@@ -1,7 +1,8 @@
 /*
  * t_coll_matrix.c — the collective engine, byte for byte, under one
  * strategy per run (-strategy two_phase|every_rank|resonant|stripe|
- * node_first|target_first|direct|independent|auto).
+ * node_first|target_first|direct|independent|auto), or under each of a
+ * comma list in turn (-strategies).
  *
  * Patterns (each in its own REGION of the file; the model of every rank's
  * access is built by hand, independently of the MPI types):
@@ -1067,6 +1068,37 @@ static void write_mpi_file(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Every configuration under strategy, and the run's own checks. */
+static void run_strategy(void)
+{
+    alarm(240);
+    nb_copied = 0;
+    mapped_calls = 0;
+    if (rt_rank == 0 && rt_arg("-strategies"))
+        printf("strategy %s\n", strategy);
+    /* storage that gives every file a layout of its own (emu, CephFS with
+     * -storage_layout) has no layout-less configuration C */
+    int storage_layout = ct_emu || rt_arg("-storage_layout") != NULL;
+    const char *only = rt_arg("-config"); /* one configuration (many ranks: time) */
+    for (int c = 0; c < NCONFIGS; c++)
+        if ((!storage_layout || configs[c].layout) && (!only || !strcmp(only, configs[c].tag)))
+            run_config(&configs[c]);
+    alarm(0);
+    long long copied = 0;
+    MPI_Allreduce(&nb_copied, &copied, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rt_rank == 0)
+        printf("%lld bytes copied to write in the background\n", copied);
+    CHECK(!rt_arg("-copied") || copied > 0,
+          "%s: -copied: no nonblocking collective write copied its bytes", strategy);
+    if (rt_rank == 0 && object_bytes > 0) {
+        /* cephfs: maps objects to OSDs: the strategies that plan by target
+         * must have planned over them */
+        printf("%d calls planned over the file's servers\n", mapped_calls);
+        CHECK(mapped_calls > 0 || !ct_needs_layout(strategy),
+              "%s: no call planned over the OSDs of the file's objects", strategy);
+    }
+}
+
 int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
@@ -1115,26 +1147,22 @@ int main(int argc, char **argv)
     rt_nodes(real_node_of); /* real nodes as the MPI library sees them */
     rt_path(mpi_path, sizeof mpi_path, "mpi");
     write_mpi_file();
-    /* storage that gives every file a layout of its own (emu, CephFS with
-     * -storage_layout) has no layout-less configuration C */
-    int storage_layout = ct_emu || rt_arg("-storage_layout") != NULL;
-    const char *only = rt_arg("-config"); /* one configuration (many ranks: time) */
-    for (int c = 0; c < NCONFIGS; c++)
-        if ((!storage_layout || configs[c].layout) && (!only || !strcmp(only, configs[c].tag)))
-            run_config(&configs[c]);
-    alarm(0);
-    long long copied = 0;
-    MPI_Allreduce(&nb_copied, &copied, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (rt_rank == 0)
-        printf("%lld bytes copied to write in the background\n", copied);
-    CHECK(!rt_arg("-copied") || copied > 0,
-          "%s: -copied: no nonblocking collective write copied its bytes", strategy);
-    if (rt_rank == 0 && object_bytes > 0) {
-        /* cephfs: maps objects to OSDs: the strategies that plan by target
-         * must have planned over them */
-        printf("%d calls planned over the file's servers\n", mapped_calls);
-        CHECK(mapped_calls > 0 || !ct_needs_layout(strategy),
-              "%s: no call planned over the OSDs of the file's objects", strategy);
+    /* -strategies a,b,...: each in turn in one run (at 64 ranks the
+     * launch costs as much as a strategy's matrix) */
+    const char *list = rt_arg("-strategies");
+    if (!list) {
+        run_strategy();
+    } else {
+        char names[256];
+        snprintf(names, sizeof names, "%s", list);
+        for (char *save = NULL, *s = strtok_r(names, ",", &save); s;
+             s = strtok_r(NULL, ",", &save)) {
+            CHECK(!strcmp(s, "auto") || ct_is_strategy(s), "unknown strategy %s in -strategies", s);
+            if (strcmp(s, "auto") && !ct_is_strategy(s))
+                continue;
+            strategy = s;
+            run_strategy();
+        }
     }
     if (rt_rank == 0)
         unlink(mpi_path);
