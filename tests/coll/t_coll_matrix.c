@@ -1153,16 +1153,19 @@ int main(int argc, char **argv)
     if (!list) {
         run_strategy();
     } else {
-        char names[256];
-        snprintf(names, sizeof names, "%s", list);
-        for (char *save = NULL, *s = strtok_r(names, ",", &save); s;
+        char *names = strdup(list); /* whole: a cut list would drop names unseen */
+        CHECK(names != NULL, "out of memory for -strategies");
+        for (char *save = NULL, *s = names ? strtok_r(names, ",", &save) : NULL; s;
              s = strtok_r(NULL, ",", &save)) {
-            CHECK(!strcmp(s, "auto") || ct_is_strategy(s), "unknown strategy %s in -strategies", s);
-            if (strcmp(s, "auto") && !ct_is_strategy(s))
+            if (strcmp(s, "auto") && !ct_is_strategy(s)) {
+                CHECK(0, "unknown strategy %s in -strategies", s);
                 continue;
+            }
             strategy = s;
             run_strategy();
         }
+        strategy = "auto"; /* names is freed: nothing may point into it */
+        free(names);
     }
     if (rt_rank == 0)
         unlink(mpi_path);
