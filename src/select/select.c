@@ -400,6 +400,26 @@ const char *rio__select_peek(const struct rio_select *s, const struct rio_sel_si
 }
 
 /* Contract in select.h. */
+const char *rio__select_near(const struct rio_select *s, const struct rio_sel_sig *sig,
+                             int (*fits)(const char *name), double share)
+{
+    const struct sel_entry *e = find_entry(s, sig);
+    int ref = !e ? -1 : e->examining ? e->x.prev_chosen : e->chosen;
+    if (ref < 0 || e->x.n[ref] == 0 || fits(e->x.cand[ref]))
+        return NULL;
+    double need = share * e->x.sum[ref] / e->x.n[ref], best = 0;
+    int pick = -1;
+    for (int k = 0; k < e->x.ncand; k++) {
+        double t = e->x.n[k] ? e->x.sum[k] / e->x.n[k] : 0;
+        if (k != ref && t > 0 && t >= need && t > best && fits(e->x.cand[k])) {
+            best = t;
+            pick = k;
+        }
+    }
+    return pick >= 0 ? e->x.cand[pick] : NULL;
+}
+
+/* Contract in select.h. */
 const char *rio__select_predict(const struct rio_select *s, int write, int nprocs)
 {
     const char *name = NULL;

@@ -82,6 +82,15 @@ void rio__select_hold(struct rio_select *s, int hold);
 /** Whether the last choice was such a held one. */
 int rio__select_held(const struct rio_select *s);
 
+/** Among the candidates of sig's decision (or, while a re-examination
+ *  holds calls, of the decision it started from) that fits passes, the
+ *  one measured fastest, when its mean throughput is at least share times
+ *  the decision's; NULL when none is, when the decision is not measured in
+ *  this selector (a profile's, an earlier file's) or it passes fits
+ *  itself.  Local, changes nothing. */
+const char *rio__select_near(const struct rio_select *s, const struct rio_sel_sig *sig,
+                             int (*fits)(const char *name), double share);
+
 /** The strategy chosen for signature sig, if it has been seen and its
  *  examination is over; NULL otherwise.  Local, changes nothing. */
 const char *rio__select_peek(const struct rio_select *s, const struct rio_sel_sig *sig);

@@ -36,6 +36,8 @@
  *              choice while a re-examination runs, record nothing, and
  *              leave the examination to the other calls; a signature
  *              never decided is examined by held calls too
+ *   near       a decided call's rival that fits a test, measured at a
+ *              share of the decision's speed or more (rio__select_near)
  *   time       the selector's own time is counted per call
  *   bounds     resonio_select_threshold is taken inside (0, 10) and
  *              resonio_select_prune inside [0, 1]; anything else, bounds
@@ -683,6 +685,45 @@ static void ahead(void)
     printf("ok - reads ahead\n");
 }
 
+static int fits_independent(const char *name)
+{
+    return !strcmp(name, "independent");
+}
+
+static int fits_two_phase(const char *name)
+{
+    return !strcmp(name, "two_phase");
+}
+
+/* rio__select_near: of the candidates a test passes, the fastest measured
+ * at share of the decision's throughput or more; none for a signature
+ * never seen, a decision the test passes itself, or a re-examination that
+ * has not measured the decision it started from yet. */
+static void near(void)
+{
+    struct sim m;
+    struct rio_select_info si;
+    struct rio_sel_sig sig = {.write = 1, .nprocs = 2, .bytes = 1 << 20, .regions = 2};
+    sim_open(&m, "0", 1);
+    CHECK(!rio__select_near(m.s, &sig, fits_independent, 0.5), "near: a signature never seen");
+    m.speed[0] = 300e6, m.speed[1] = 100e6, m.speed[2] = 200e6;
+    sim_run(&m, 10, &si);
+    CHECK(!si.examining && !strcmp(si.chosen, "two_phase"), "near: chose '%s'", si.chosen);
+    const char *n = rio__select_near(m.s, &sig, fits_independent, 0.5);
+    CHECK(n && !strcmp(n, "independent"), "near: at 0.5 got '%s'", n ? n : "(none)");
+    CHECK(!rio__select_near(m.s, &sig, fits_independent, 0.7),
+          "near: independent at 2/3 of the decision passed a share of 0.7");
+    CHECK(!rio__select_near(m.s, &sig, fits_two_phase, 0.1), "near: the decision fits itself");
+    m.speed[0] = 30e6; /* two slow calls: the second records the first */
+    sim_run(&m, 2, &si);
+    CHECK(si.examining && si.reexams == 1, "near: examining %d reexams %d", si.examining,
+          si.reexams);
+    CHECK(!rio__select_near(m.s, &sig, fits_independent, 0.5),
+          "near: a rival while the re-examination has not measured the decision");
+    sim_close(&m);
+    printf("ok - near\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -698,6 +739,7 @@ int main(int argc, char **argv)
     own_time();
     hint_bounds();
     ahead();
+    near();
     printf("%d passed, %d failed\n", npass, nfail);
     MPI_Finalize();
     return nfail != 0;
