@@ -28,22 +28,14 @@ int main(int argc, char **argv)
     st_clean_env();
     rt_init(&argc, &argv);
     double t0 = MPI_Wtime();
-    int provided;
-    MPI_Query_thread(&provided); /* rt_init asks for MULTIPLE with -multiple */
-    const char *level = provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE";
+    const char *level = st_level();
     struct st_file f;
     MPI_Info info = rt_info("resonio_select_candidates", "two_phase,independent",
                             "resonio_select_calls", "1", "resonio_select_threshold", "0.7",
                             "resonio_delay", "req=100000", (char *)NULL);
     if (st_open(&f, "beside", info)) {
         struct rio_select_info si;
-        for (int k = 1; k <= 3; k++)
-            st_call(&f, ST_N);
-        st_get(&f, 0, &si);
-        st_show(&si, "after call 3");
-        st_check_decided(&si, 1, "after call 3");
-        CHECK(!strcmp(si.chosen, "two_phase") && !strcmp(f.ran[2], "two_phase"),
-              "chose '%s', call 3 ran '%s'; expected two_phase", si.chosen, f.ran[2]);
+        st_decide_two_phase(&f, ST_N, &si, level);
 
         MPI_Info slow = rt_info("resonio_delay", "req=5000,rank=0,rank_mib=8192000",
                                 (char *)NULL);

@@ -31,24 +31,15 @@ int main(int argc, char **argv)
     st_clean_env();
     rt_init(&argc, &argv);
     double t0 = MPI_Wtime();
-    int provided;
-    MPI_Query_thread(&provided); /* rt_init asks for MULTIPLE with -multiple */
-    int multiple = provided == MPI_THREAD_MULTIPLE;
-    const char *level = multiple ? "MULTIPLE" : "below MULTIPLE";
+    const char *level = st_level();
+    int multiple = !strcmp(level, "MULTIPLE");
     struct st_file f;
     MPI_Info info = rt_info("resonio_select_candidates", "two_phase,independent",
                             "resonio_select_calls", "1", "resonio_delay", "req=300000",
                             (char *)NULL);
     if (st_open(&f, "near", info)) {
         struct rio_select_info si;
-        for (int k = 1; k <= 3; k++)
-            st_call(&f, M);
-        st_get(&f, 0, &si);
-        st_show(&si, "after call 3");
-        st_check_decided(&si, 1, "after call 3");
-        CHECK(!strcmp(si.chosen, "two_phase") && !strcmp(f.ran[2], "two_phase"),
-              "%s: chose '%s', call 3 ran '%s'; expected two_phase", level, si.chosen,
-              f.ran[2]);
+        st_decide_two_phase(&f, M, &si, level);
         int tp = !strcmp(si.cand[0], "two_phase") ? 0 : 1;
         double ratio = si.tput[tp] > 0 ? si.tput[1 - tp] / si.tput[tp] : 0;
         CHECK(ratio >= 0.5 && ratio < 1,

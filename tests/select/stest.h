@@ -355,6 +355,31 @@ static inline void st_check_decided(const struct rio_select_info *si, int calls_
     }
 }
 
+/** "MULTIPLE" or "below MULTIPLE": the thread level the MPI library
+ *  provided (rt_init asks for MULTIPLE with -multiple). */
+static inline const char *st_level(void)
+{
+    int provided;
+    MPI_Query_thread(&provided);
+    return provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE";
+}
+
+/** Calls 1-3 of m regions per rank, with candidates two_phase and
+ *  independent examined one call each and two_phase the faster: checks
+ *  that two_phase is decided and ran call 3; *si gets the selector's state
+ *  after them.  Collective. */
+static inline void st_decide_two_phase(struct st_file *f, int m, struct rio_select_info *si,
+                                       const char *level)
+{
+    for (int k = 1; k <= 3; k++)
+        st_call(f, m);
+    st_get(f, 0, si);
+    st_show(si, "after call 3");
+    st_check_decided(si, 1, "after call 3");
+    CHECK(!strcmp(si->chosen, "two_phase") && !strcmp(f->ran[2], "two_phase"),
+          "%s: chose '%s', call 3 ran '%s'; expected two_phase", level, si->chosen, f->ran[2]);
+}
+
 /**
  * The calls [first, first + C*N) of f made one examination: candidates in
  * turn, each for N consecutive calls, every candidate of si once.
