@@ -406,10 +406,15 @@ int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, s
                      h->cb_config_list);
     }
     free(taken);
-    /* Without a list: cb_nodes aggregators when given, taking the k-th
-     * lowest rank of every node for k = 0, 1, ... (spread over nodes),
-     * else the lowest rank of each node; listed in rank order. */
-    int want = h->cb_nodes > 0 ? cap : -1;
+    /* without a list: cb_nodes aggregators when given, else one per node */
+    *out = aggs;
+    return rio__coll_spread_aggs(c, h->cb_nodes > 0 ? cap : -1, aggs);
+}
+
+/* Contract in coll_int.h. */
+int rio__coll_spread_aggs(const struct rio_coll_call *c, int want, int *aggs)
+{
+    int P = c->nprocs, n = 0;
     for (int k = 0; n < P; k++) {
         int took = 0;
         for (int node = 0; node < c->nnodes && n < P; node++) {
@@ -430,6 +435,5 @@ int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, s
             break;
     }
     sort_ints(aggs, n);
-    *out = aggs;
     return n;
 }
