@@ -60,6 +60,8 @@ struct rio_coll_settings {
     int contiguous_data;            /* every rank's request is one file region */
     enum rio_tristate shm;          /* resonio_shm: move node-local data through an MPI-3
                                        shared-memory window */
+    long long bytes_per_agg;        /* resonio_bytes_per_agg: sized's bytes per
+                                       aggregator (32 MiB) */
 };
 /** The engine's settings in h (its defaults when h is NULL or has no
  *  owners); lives as long as h. */
@@ -423,6 +425,10 @@ int rio__coll_every_rank_rule(const struct rio_coll_call *c);
  *  in rank order.  Returns the count (>= 1) or RIO_E_NOMEM; *out is
  *  rio__malloc'ed. */
 int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, size_t len);
+/** want ranks (at most the rank count; want < 0: one per node) spread
+ *  over the nodes: the k-th lowest rank of every node for k = 0, 1, ...,
+ *  into aggs in rank order.  Returns how many.  Local. */
+int rio__coll_spread_aggs(const struct rio_coll_call *c, int want, int *aggs);
 /** The n aggregators aggs (ranks, n >= 1) over even contiguous domains of
  *  [min start, max end), stripe-aligned when the file has a layout, and
  *  read-modify-write of write holes when the hints ask for it: the plans

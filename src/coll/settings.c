@@ -43,6 +43,8 @@ static const struct rio_setting coll_keys[] = {
      "the program promises every rank's request is one file region", NULL, NULL},
     {"resonio_shm", RIO_SET_TRI, F(shm), "automatic", 0,
      "move node-local data through an MPI-3 shared-memory window", NULL, NULL},
+    {"resonio_bytes_per_agg", RIO_SET_SIZE, F(bytes_per_agg), "32m", 0,
+     "sized: one aggregator per this many bytes of the call", NULL, NULL},
 };
 #undef F
 

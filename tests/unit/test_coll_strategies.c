@@ -21,6 +21,8 @@
  *   fixed      auto's fixed rules where nothing is measured: single
  *              regions in rank order go unaggregated unless
  *              romio_cb_write=enable forces collective buffering
+ *   sized      its aggregator count from the call's bytes, spread over
+ *              the nodes, and where auto examines it
  */
 #include <string.h>
 
@@ -239,6 +241,58 @@ static void test_fixed(void)
     rio__coll_plan_free(&p);
 }
 
+/* sized: one aggregator per resonio_bytes_per_agg bytes of the call, at
+ * least one, at most one a rank, the k-th rank of each node in turn; a
+ * candidate of auto only where that count differs from two_phase's (one a
+ * node) and every_rank's (every rank) and no hint chooses aggregators. */
+static void test_sized(void)
+{
+    static const struct {
+        int nprocs, nnodes;
+        long long per, cb_nodes;
+        const char *aggs; /* the plan's aggregators */
+        int candidate;
+    } k[] = {
+        {4, 2, 32 << 20, 0, "0", 1},     /* 256 KiB: one aggregator for 2 nodes */
+        {4, 2, 128 << 10, 0, "0,2", 0},  /* one a node: two_phase's */
+        {4, 2, 64 << 10, 0, "0,1,2,3", 0}, /* one a rank: every_rank's */
+        {4, 2, 1 << 10, 0, "0,1,2,3", 0},  /* at most one a rank */
+        {8, 4, 200 << 10, 0, "0,2,4", 1},  /* 512 KiB: 3, one each on nodes 0-2 */
+        {8, 4, 32 << 20, 2, "0", 0},       /* cb_nodes chooses: two_phase's */
+    };
+    const struct rio_coll_strategy *sized = rio__coll_strategy_find("sized");
+    CHECK(sized && sized->exchanges && !sized->alone, "sized: not in the table as exchanging");
+    if (!sized)
+        return;
+    for (size_t n = 0; n < sizeof k / sizeof k[0]; n++) {
+        struct call_case cc = {"sized", 1, k[n].nprocs, k[n].nnodes, RIO_AUTO, 0, 64 << 10, 16,
+                               0, ""};
+        struct built b;
+        build(&b, &cc);
+        struct rio_coll_settings *cs = (struct rio_coll_settings *)rio__coll_settings(&b.h);
+        cs->bytes_per_agg = k[n].per;
+        cs->cb_nodes = (int)k[n].cb_nodes;
+        struct rio_coll_plan p;
+        memset(&p, 0, sizeof p);
+        p.round_bytes = 1 << 20;
+        char got[64] = "";
+        int ok = sized->plan(&b.c, &p) == 0 && p.mode == RIO_COLL_EXCHANGE;
+        CHECK(ok, "sized %zu: plan", n);
+        for (int a = 0; ok && a < p.naggs; a++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", a ? "," : "",
+                     p.aggs[a]);
+        CHECK(!strcmp(got, k[n].aggs), "sized %zu: aggregators %s, expected %s", n, got,
+              k[n].aggs);
+        rio__coll_plan_free(&p);
+        const char *cands[RIO_COLL_NSTRATEGIES];
+        int nc = rio__coll_auto_candidates(&b.c, cands), in = 0;
+        for (int c = 0; c < nc; c++)
+            in |= !strcmp(cands[c], "sized");
+        CHECK(in == k[n].candidate, "sized %zu: a candidate %d, expected %d", n, in,
+              k[n].candidate);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *list = NULL, *methods = NULL;
@@ -255,6 +309,7 @@ int main(int argc, char **argv)
         test_cmake("methods", methods, rio_indep_method_count(), rio_indep_method_name);
     test_candidates();
     test_fixed();
+    test_sized();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }
