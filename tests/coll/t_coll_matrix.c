@@ -1,7 +1,7 @@
 /*
  * t_coll_matrix.c — the collective engine, byte for byte, under one
  * strategy per run (-strategy two_phase|every_rank|resonant|stripe|
- * node_first|target_first|direct|independent|auto), or under each of a
+ * node_first|target_first|sized|direct|independent|auto), or under each of a
  * comma list in turn (-strategies).
  *
  * Patterns (each in its own REGION of the file; the model of every rank's

@@ -31,7 +31,7 @@
 #include "rtest.h"
 
 static const char *const strategies[] = {"auto",       "two_phase",    "every_rank", "resonant",
-                                         "stripe",     "node_first",   "target_first",
+                                         "stripe",     "node_first",   "target_first", "sized",
                                          "direct",     "independent"};
 #define NSTRAT (int)(sizeof strategies / sizeof strategies[0])
 

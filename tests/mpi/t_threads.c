@@ -57,7 +57,7 @@
 #define ERR_ROUNDS 40
 
 static const char *const strategies[] = {"two_phase",    "every_rank", "resonant",
-                                         "stripe",       "node_first", "target_first",
+                                         "stripe",       "node_first", "target_first", "sized",
                                          "direct",       "independent", "auto"};
 #define NSTRAT ((int)(sizeof strategies / sizeof strategies[0]))
 

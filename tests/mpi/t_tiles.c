@@ -35,7 +35,7 @@
 #define T 5    /* tiles per call */
 
 static const char *const strategies[] = {"auto",       "two_phase",    "every_rank", "resonant",
-                                         "stripe",     "node_first",   "target_first",
+                                         "stripe",     "node_first",   "target_first", "sized",
                                          "direct",     "independent"};
 #define NSTRAT (int)(sizeof strategies / sizeof strategies[0])
 
