@@ -563,4 +563,14 @@ static inline void rt_list_free(struct rt_list *l)
     memset(l, 0, sizeof *l);
 }
 
+#ifdef RESONIO_H /* the native API's header came first */
+/** The values of resonio_strategy a test runs under: every strategy the
+ *  library has (rio_strategy_name), then "auto"; RT_NSTRAT of them. */
+#define RT_NSTRAT (rio_strategy_count() + 1)
+static inline const char *rt_strategy(int s)
+{
+    return s < rio_strategy_count() ? rio_strategy_name(s) : "auto";
+}
+#endif
+
 #endif /* RTEST_H */

@@ -30,11 +30,6 @@
 #include "resonio.h"
 #include "rtest.h"
 
-static const char *const strategies[] = {"auto",       "two_phase",    "every_rank", "resonant",
-                                         "stripe",     "node_first",   "target_first", "sized",
-                                         "direct",     "independent"};
-#define NSTRAT (int)(sizeof strategies / sizeof strategies[0])
-
 #define HDR 896   /* the PnetCDF pattern: header bytes before the variable */
 #define VAR 16    /* and the variable's fill bytes */
 #define KNOWN 100 /* size of the file the empty views must leave alone */
@@ -396,18 +391,18 @@ int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
     const char *only = rt_arg("-strategy");
-    for (int s = 0; s < NSTRAT; s++) {
-        if (only && strcmp(only, strategies[s]))
+    for (int s = 0; s < RT_NSTRAT; s++) {
+        if (only && strcmp(only, rt_strategy(s)))
             continue;
-        pnetcdf(strategies[s]);
-        empty_views(strategies[s]);
-        mixed(strategies[s]);
-        some_ranks(strategies[s]);
+        pnetcdf(rt_strategy(s));
+        empty_views(rt_strategy(s));
+        mixed(rt_strategy(s));
+        some_ranks(rt_strategy(s));
     }
     if (only) {
         int known = 0;
-        for (int s = 0; s < NSTRAT; s++)
-            known |= !strcmp(only, strategies[s]);
+        for (int s = 0; s < RT_NSTRAT; s++)
+            known |= !strcmp(only, rt_strategy(s));
         CHECK(known, "-strategy %s is not one this test knows", only);
     }
     return rt_finish();

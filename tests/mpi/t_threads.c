@@ -45,8 +45,8 @@
  */
 #include <pthread.h>
 
-#include "rtest.h"
 #include "resonio.h"
+#include "rtest.h"
 
 #define NT 4
 #define NFILES 3
@@ -55,11 +55,6 @@
 #define SLOT 4096     /* one independent write on the shared handle */
 #define NSLOTS 32     /* per thread on the shared handle */
 #define ERR_ROUNDS 40
-
-static const char *const strategies[] = {"two_phase",    "every_rank", "resonant",
-                                         "stripe",       "node_first", "target_first", "sized",
-                                         "direct",       "independent", "auto"};
-#define NSTRAT ((int)(sizeof strategies / sizeof strategies[0]))
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t err_barrier;
@@ -135,7 +130,7 @@ static int check_buf(const unsigned char *got, long long n, int w, long long fir
 
 static void own_file(int t, int f)
 {
-    const char *strategy = strategies[(t + f * NT) % NSTRAT];
+    const char *strategy = rt_strategy((t + f * NT) % RT_NSTRAT);
     char path[512];
     own_path(path, sizeof path, t, f);
     int w = writer(rt_rank, t);

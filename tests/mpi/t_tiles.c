@@ -34,11 +34,6 @@
 #define B 1000 /* not a multiple of a page or of 8 */
 #define T 5    /* tiles per call */
 
-static const char *const strategies[] = {"auto",       "two_phase",    "every_rank", "resonant",
-                                         "stripe",     "node_first",   "target_first", "sized",
-                                         "direct",     "independent"};
-#define NSTRAT (int)(sizeof strategies / sizeof strategies[0])
-
 static MPI_Datatype interleaved_type(void)
 {
     int bl[2] = {B, B};
@@ -252,8 +247,8 @@ static void reread(const char *strategy, const char *path, const unsigned char *
 int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
-    for (int s = 0; s < NSTRAT; s++)
-        interleaved(strategies[s]);
+    for (int s = 0; s < RT_NSTRAT; s++)
+        interleaved(rt_strategy(s));
     char path[4096];
     snprintf(path, sizeof path, "%s.interleaved.auto", rt_fname);
     strided_read(path);
@@ -265,8 +260,8 @@ int main(int argc, char **argv)
     if (rt_rank == 0)
         CHECK(rt_pwrite_file(path, content, (size_t)size, 0, 1) == 0, "writing %s", path);
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int s = 0; s < NSTRAT; s++)
-        reread(strategies[s], path, content, size);
+    for (int s = 0; s < RT_NSTRAT; s++)
+        reread(rt_strategy(s), path, content, size);
     free(content);
     return rt_finish();
 }
