@@ -58,6 +58,14 @@ static int seen[NCASES][RIO_SELECT_MAX_CAND];
 /* per case, strategies some call signature of the file had as candidates */
 static int cand[NCASES][RIO_SELECT_MAX_CAND];
 
+/* Sets row[i] where strategy i (rio_strategy_name) is name. */
+static void mark(int *row, const char *name)
+{
+    for (int i = 0; i < rio_strategy_count() && i < RIO_SELECT_MAX_CAND; i++)
+        if (!strcmp(name, rio_strategy_name(i)))
+            row[i] = 1;
+}
+
 /* Marks in cand[cs] the candidates of every signature fh's selector knows. */
 static void note_candidates(rio_file *fh, int cs)
 {
@@ -70,8 +78,7 @@ static void note_candidates(rio_file *fh, int cs)
         if (!RT_OK(rio_select_get(fh, k, &si)))
             continue;
         for (int c = 0; c < si.ncand && c < RIO_SELECT_MAX_CAND; c++)
-            for (int i = 0; i < rio_strategy_count() && i < RIO_SELECT_MAX_CAND; i++)
-                cand[cs][i] |= !strcmp(si.cand[c], rio_strategy_name(i));
+            mark(cand[cs], si.cand[c]);
     }
 }
 
@@ -125,9 +132,7 @@ static void note_strategy(rio_file *fh, int cs, const char *what)
     struct rio_coll_info in;
     if (!ct_last(fh, &in))
         return;
-    for (int i = 0; i < rio_strategy_count() && i < RIO_SELECT_MAX_CAND; i++)
-        if (!strcmp(in.strategy, rio_strategy_name(i)))
-            seen[cs][i] = 1;
+    mark(seen[cs], in.strategy);
     if (strcmp(strategy, "auto"))
         CHECK(!strcmp(in.strategy, strategy), "%s: ran %s, forced %s (reason \"%s\")", what,
               in.strategy, strategy, in.reason);
