@@ -301,6 +301,13 @@ struct rio_stats {
     long long nb_near;                     /**< nonblocking calls whose issue woke a
                                                 waiting thread of resonio's on the issuing
                                                 thread's processor (RESONIO_IO_WAKE) */
+    /* version 6 */
+    long long shared_staged;               /**< bytes of collective writes that other ranks
+                                                of this host wrote into the file at the
+                                                same time, copied through a small buffer
+                                                before each storage call to shorten its
+                                                hold on the file's lock (page-cache
+                                                storage) */
 };
 /** The size of the first version of struct rio_stats. */
 #define RIO_STATS_SIZE_V1 RIO_SIZE_THROUGH(struct rio_stats, req_method)
@@ -312,6 +319,8 @@ struct rio_stats {
 #define RIO_STATS_SIZE_V4 RIO_SIZE_THROUGH(struct rio_stats, nb_copied)
 /** The size of the fifth version (how background jobs started). */
 #define RIO_STATS_SIZE_V5 RIO_SIZE_THROUGH(struct rio_stats, nb_near)
+/** The size of the sixth version (the staged shared writes). */
+#define RIO_STATS_SIZE_V6 RIO_SIZE_THROUGH(struct rio_stats, shared_staged)
 /** Copy the calling rank's counters for fh into *out (out->size set by the
  *  caller, see above).  Local.  Errors: MPI_ERR_ARG for a NULL out or a
  *  size below RIO_STATS_SIZE_V1. */

@@ -184,7 +184,11 @@ struct rio_coll_call {
     struct rio_coll_targets tg;   /* the layout's targets (servers.c) */
     MPI_Offset first, end;        /* own request's first and one-past-last file byte */
     MPI_Offset regions;           /* own file regions, counted from the filetype */
+    int one_at_a_time;            /* the ranks' own requests are made in turn, never two
+                                     at once (rio__coll_by_turns on one target) */
     struct rio_coll_sum *sum;     /* every rank's */
+    int rows_at_root;             /* the rows went to rank 0 only (summary.c's
+                                     picked_at_root): sum is zeros on the others */
     MPI_Offset *tbytes;           /* nprocs x tg.T: bytes per target, or NULL */
     MPI_Offset min, max;          /* extent of all ranks' requests */
     MPI_Offset total;             /* bytes of all ranks */
@@ -306,7 +310,8 @@ size_t rio__coll_rows_words(int P, int T);
 
 /* ---- modes.c ------------------------------------------------------------------- */
 /** This rank's own request through the independent method m; *done its
- *  bytes.  Local. */
+ *  bytes.  A write goes staged (rio_indep_req's shared) when another rank
+ *  of this host writes in the call too and not one_at_a_time.  Local. */
 int rio__coll_own_request(struct rio_coll_call *c, enum rio_indep_method m, MPI_Offset *done);
 /** direct on storage that takes datatype requests: the whole request as
  *  one view request.  Local. */

@@ -254,6 +254,7 @@ static int picked_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_O
         rows_in(c, all, w, tb, want_tbytes, 0);
         totals(c);
     } else {
+        c->rows_at_root = 1;
         c->total = h[PK_TOTAL];
         c->min = h[PK_MIN];
         c->max = h[PK_MAX];

@@ -60,6 +60,8 @@ struct kept {
     int read;
     struct rio_region *reg;
     struct iovec *mem;
+    int shared;       /* a write others of this host make at the same time: made
+                         through rio__store_pwrite_shared */
     void *copy;       /* the bytes of a write from other memory, or NULL */
     size_t copy_size; /* copy's bytes */
 };
@@ -202,9 +204,12 @@ static int make(struct rio_capture *c)
                                                    k->reg[0].off, &got)
                            : rio__store_read_list(st, k->reg, k->mem, k->n, &got);
         else if (!rc)
-            rc = k->n == 1 ? rio__store_pwrite_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
-                                                    k->reg[0].off)
-                           : rio__store_write_list(st, k->reg, k->mem, k->n);
+            rc = k->n == 1 && k->shared
+                     ? rio__store_pwrite_shared(st, k->mem[0].iov_base, k->mem[0].iov_len,
+                                                k->reg[0].off)
+                 : k->n == 1 ? rio__store_pwrite_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
+                                                      k->reg[0].off)
+                             : rio__store_write_list(st, k->reg, k->mem, k->n);
         c->short_by += want - got; /* a read past the end of the file */
         copy_put(c->fh, k);
         free(k);
@@ -287,7 +292,7 @@ static int write_now(struct rio_capture *c, const struct rio_region *file, int n
  * goes through, or no memory), what must come before it made first; or an
  * error of making them. */
 static int keep(struct rio_capture *c, int read, const struct rio_region *file,
-                const struct iovec *mem, int n)
+                const struct iovec *mem, int n, int shared)
 {
     int mine = !c->through && read == c->reading && in_buffer(c, mem, n);
     MPI_Offset bytes = mine || c->through || read || c->reading ? 0 : mem_bytes(mem, n);
@@ -310,6 +315,7 @@ static int keep(struct rio_capture *c, int read, const struct rio_region *file,
     }
     *k = (struct kept){.n = n,
                        .read = read,
+                       .shared = shared,
                        .reg = (struct rio_region *)(k + 1),
                        .copy = copy,
                        .copy_size = copy ? (size_t)bytes : 0};
@@ -342,7 +348,7 @@ static int keep_vec(struct rio_capture *c, int read, const struct iovec *iov, in
         r[i] = (struct rio_region){off + *len, (MPI_Offset)iov[i].iov_len};
         *len += (MPI_Offset)iov[i].iov_len;
     }
-    return keep(c, read, r, iov, iovcnt);
+    return keep(c, read, r, iov, iovcnt, 0);
 }
 
 /* A vectored transfer (a read when read): kept, or made now. */
@@ -364,7 +370,7 @@ static ssize_t one(struct rio_store *st, int read, void *buf, size_t len, MPI_Of
     struct rio_capture *c = cap_of(st);
     struct iovec v = {buf, len};
     struct rio_region r = {off, (MPI_Offset)len};
-    int rc = len > (size_t)INT64_MAX ? (read ? settle(c) : flush(c)) : keep(c, read, &r, &v, 1);
+    int rc = len > (size_t)INT64_MAX ? (read ? settle(c) : flush(c)) : keep(c, read, &r, &v, 1, 0);
     if (rc)
         return rc < 0 ? rc : (ssize_t)len;
     return read ? IN(c)->ops->pread(IN(c), buf, len, off)
@@ -390,11 +396,23 @@ static ssize_t cap_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset
     return one(st, 1, buf, len, off);
 }
 
+/* kept as shared, or made now so */
+static int cap_pwrite_shared(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    struct rio_capture *c = cap_of(st);
+    struct iovec v = {(void *)buf, len};
+    struct rio_region r = {off, (MPI_Offset)len};
+    int rc = len > (size_t)INT64_MAX ? flush(c) : keep(c, 0, &r, &v, 1, 1);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    return rio__store_pwrite_shared(c->inner, buf, len, off);
+}
+
 static int cap_write_list(struct rio_store *st, const struct rio_region *file,
                           const struct iovec *mem, int n)
 {
     struct rio_capture *c = cap_of(st);
-    int rc = keep(c, 0, file, mem, n);
+    int rc = keep(c, 0, file, mem, n, 0);
     if (rc)
         return rc < 0 ? rc : 0;
     return rio__store_write_list(c->inner, file, mem, n);
@@ -405,7 +423,7 @@ static int cap_read_list(struct rio_store *st, const struct rio_region *file,
                          const struct iovec *mem, int n, MPI_Offset *done)
 {
     struct rio_capture *c = cap_of(st);
-    int rc = keep(c, 1, file, mem, n);
+    int rc = keep(c, 1, file, mem, n, 0);
     if (rc < 0)
         return rc;
     if (!rc)
@@ -519,6 +537,7 @@ int rio__capture_begin(rio_file *fh, struct rio_store *cap, int write, const voi
         .sync = cap_sync,
         .pread = cap_pread,
         .pwrite = cap_pwrite,
+        .pwrite_shared = cap_pwrite_shared,
         .preadv = in->preadv ? cap_preadv : NULL,
         .pwritev = in->pwritev ? cap_pwritev : NULL,
         .read_list = in->read_list ? cap_read_list : NULL,

@@ -49,6 +49,7 @@ static void snapshot(const rio_stats *in, rio_stats *out)
     out->nb_copied = rio__stat_get(&in->nb_copied);
     out->time_nb_start = rio__stat_get_time(&in->time_nb_start);
     out->nb_near = rio__stat_get(&in->nb_near);
+    out->shared_staged = rio__stat_get(&in->shared_staged);
     out->nmethods = rio_indep_method_count();
     for (int i = 0; i < out->nmethods; i++)
         out->req_method[i] = rio__stat_get(&in->req_method[i]);
@@ -86,12 +87,12 @@ void rio__stats_report(rio_file *fh)
     rio_stats snap;
     rio__stats_file(fh, &snap);
     const rio_stats *s = &snap;
-    enum { NFIXED = 13, N = NFIXED + RIO_STATS_MAX_METHODS };
+    enum { NFIXED = 14, N = NFIXED + RIO_STATS_MAX_METHODS };
     long long mine[N] = {s->calls_read,    s->calls_write,    s->bytes_read,
                          s->bytes_written, s->regions,        s->bytes_accessed,
                          s->copies,        s->nb_queued,      s->nb_background,
                          s->comms_made,    s->comms_reused,   s->nb_copied,
-                         s->nb_near};
+                         s->nb_near,       s->shared_staged};
     memcpy(mine + NFIXED, s->req_method, sizeof s->req_method);
     long long sum[N];
     double t[4] = {s->time_storage, s->time_agree, s->time_nb_overlap, s->time_nb_start},
@@ -111,7 +112,7 @@ void rio__stats_report(rio_file *fh)
             "  bytes        read %lld, written %lld, accessed in storage %lld\n"
             "  regions      %lld\n"
             "  storage requests  %s\n"
-            "  staged copies     %lld bytes\n"
+            "  staged copies     %lld bytes; shared writes staged %lld bytes\n"
             "  time in storage   %.6f s (slowest rank)\n"
             "  time in agreement %.6f s (the rank that waited longest)\n"
             "  nonblocking  queued %lld, run in the background %lld, issue to end of I/O "
@@ -120,7 +121,7 @@ void rio__stats_report(rio_file *fh)
             "woken on the caller's processor %lld\n"
             "  communicators made %lld, reused from earlier files %lld (all ranks)\n",
             fh->filename, fh->nprocs, sum[0], sum[1], sum[2], sum[3], sum[5], sum[4], reqs,
-            sum[6], tmax[0], tmax[1], sum[7], sum[8], tmax[2], sum[11], tmax[3], sum[12],
+            sum[6], sum[13], tmax[0], tmax[1], sum[7], sum[8], tmax[2], sum[11], tmax[3], sum[12],
             sum[9], sum[10]);
     const struct rio_band *b = rio__store_band_settled();
     if (b) {

@@ -293,7 +293,7 @@ int rio__indep_by_regions(const struct rio_indep_req *req, struct rio_pairs *c, 
             break;
         MPI_Offset got = tot;
         if (req->write)
-            rc = k == 1 ? rio__store_pwrite_full(st, iov[0].iov_base, iov[0].iov_len, start)
+            rc = k == 1 ? rio__indep_write_run(req, iov[0].iov_base, iov[0].iov_len, start)
                         : rio__store_pwritev_full(st, iov, k, start);
         else
             rc = k == 1 ? rio__store_pread_full(st, iov[0].iov_base, iov[0].iov_len, start, &got)
@@ -498,7 +498,7 @@ static int one_region(const struct rio_indep_req *req, int *rc, MPI_Offset *done
     char *mem = (char *)req->buf + mi->true_lb;
     MPI_Offset got = req->nbytes;
     if (req->write)
-        *rc = rio__store_pwrite_full(req->st, mem, (size_t)req->nbytes, first);
+        *rc = rio__indep_write_run(req, mem, (size_t)req->nbytes, first);
     else
         *rc = rio__store_pread_full(req->st, mem, (size_t)req->nbytes, first, &got);
     *done = req->write && *rc ? 0 : got;

@@ -80,6 +80,10 @@ struct rio_indep_req {
     enum rio_indep_method method;    /* RIO_INDEP_AUTO: the chooser (or the hint)
                                         decides; else this method (the collective
                                         engine's direct strategy forces list I/O) */
+    int shared;                      /* a write that other processes of this host make
+                                        to the file at the same time (a collective
+                                        call's): its runs go through
+                                        rio__store_pwrite_shared */
     MPI_Offset first, end;           /* the file bytes [first, end) the request spans
                                         (rio__dtype_view_extent of file_start and
                                         nbytes), when the caller has them; end 0 (as a

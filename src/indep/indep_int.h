@@ -55,6 +55,15 @@ static inline void rio__indep_count(const struct rio_indep_req *req, enum rio_in
         rio__stat_add(&req->st->stats->req_method[m - RIO_INDEP_CONTIG], n);
 }
 
+/** A write of one run, len bytes from buf to file offset off: staged when
+ *  other processes of this host write the file at once (req->shared). */
+static inline int rio__indep_write_run(const struct rio_indep_req *req, const void *buf,
+                                       size_t len, MPI_Offset off)
+{
+    return req->shared ? rio__store_pwrite_shared(req->st, buf, len, off)
+                       : rio__store_pwrite_full(req->st, buf, len, off);
+}
+
 /* Methods.  Each moves the rest of the request from the cursor's position,
  * leaves in c->pos the stream bytes moved (for a read that meets end of
  * file, the prefix read; nothing after it is touched) and returns 0 or a

@@ -29,6 +29,8 @@
 static int issue(const struct rio_indep_req *req, const struct rio_region *file,
                  const struct iovec *mem, int n, MPI_Offset *got)
 {
+    if (req->write && n == 1 && req->shared)
+        return rio__indep_write_run(req, mem[0].iov_base, mem[0].iov_len, file[0].off);
     if (req->write)
         return rio__store_write_list(req->st, file, mem, n);
     return rio__store_read_list(req->st, file, mem, n, got);

@@ -533,15 +533,30 @@ const struct rio_band *rio__store_band_settled(void)
     return __atomic_load_n(&band_settled, __ATOMIC_ACQUIRE) ? &band : NULL;
 }
 
+/*
+ * A shared write (rio__store_pwrite_shared) is staged wherever it lies.  A
+ * buffered write holds the file's inode lock while the kernel copies it
+ * into the page cache, so processes writing one file at once take turns
+ * by calls (posix.c), and a copy from a piece that a memcpy has just
+ * brought into the processor's cache holds the lock for less time, the
+ * memcpy running while another process holds it.  Measured here (ext4,
+ * kernel 6.18, 2 cores; a throw-away program, processes each writing 512
+ * MiB into their own part of one file in 1 MiB calls, its pages cached,
+ * median of 8): 2 processes 0.172 s straight, 0.133 staged; 3: 0.25 and
+ * 0.20; 4: 0.34 and 0.26; on tmpfs 2 took 0.20 and 0.18.  One process
+ * alone took 0.084 s straight and 0.118 staged, so only a write that
+ * others make at the same time is staged so.
+ */
 static int staged(struct rio_store *st, int wr, char *buf, size_t len, MPI_Offset off,
-                  MPI_Offset *done)
+                  MPI_Offset *done, int shared)
 {
     char *scratch = NULL;
     uintptr_t mem = (uintptr_t)buf, file = (uintptr_t)off;
     if (len >= STAGE_MIN && (st->ops->caps & RIO_STORE_CAP_PAGE_CACHE) && range_ok(off, len) &&
-        (wr ? slow_copy(file, mem) : slow_copy(mem, file)) &&
-        !(st->ops->is_direct && st->ops->is_direct(st)) && rio__store_band()->slow[wr])
-        scratch = rio__store_scratch_get(st, STAGE_PIECE + 2 * STAGE_PAGE);
+        ((wr && shared) ||
+         ((wr ? slow_copy(file, mem) : slow_copy(mem, file)) && rio__store_band()->slow[wr])) &&
+        !(st->ops->is_direct && st->ops->is_direct(st)))
+        scratch = rio__store_scratch_get(st, RIO_MIN(len, STAGE_PIECE) + 2 * STAGE_PAGE);
     if (!scratch) {
         struct iovec v = {buf, len};
         return vec_full(st, wr, &v, 1, off, done);
@@ -567,6 +582,8 @@ static int staged(struct rio_store *st, int wr, char *buf, size_t len, MPI_Offse
     }
     rio__store_scratch_put(st, scratch);
     account(st, t0, (MPI_Offset)moved);
+    if (wr && shared && st->stats)
+        rio__stat_add(&st->stats->shared_staged, (long long)moved);
     if (done)
         *done = (MPI_Offset)moved;
     return rc;
@@ -577,12 +594,25 @@ static int staged(struct rio_store *st, int wr, char *buf, size_t len, MPI_Offse
 int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
                           MPI_Offset *done)
 {
-    return staged(st, 0, buf, len, off, done);
+    return staged(st, 0, buf, len, off, done, 0);
 }
 
 int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
 {
-    return staged(st, 1, (char *)buf, len, off, NULL);
+    return staged(st, 1, (char *)buf, len, off, NULL, 0);
+}
+
+/* Contract in store.h. */
+int rio__store_pwrite_shared(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
+{
+    if (st->ops->pwrite_shared) { /* accounted and traced here, as one request */
+        double t0 = rio__now();
+        rio__store_trace_add(st, off, (MPI_Offset)len, t0);
+        int rc = range_ok(off, len) ? st->ops->pwrite_shared(st, buf, len, off) : RIO_E_OVERFLOW;
+        account(st, t0, rc ? 0 : (MPI_Offset)len);
+        return rc;
+    }
+    return staged(st, 1, (char *)buf, len, off, NULL, 1);
 }
 
 /* ---- list I/O --------------------------------------------------------- */

@@ -100,6 +100,12 @@ struct rio_store_ops {
                      int n, MPI_Offset *done);
     int (*write_list)(struct rio_store *st, const struct rio_region *file,
                       const struct iovec *mem, int n);
+    /* rio__store_pwrite_shared's write, for a store that keeps it as such
+     * (the file layer's capture, which makes it later): all or error, 0 or
+     * a negative code.  NULL for drivers and wrappers: the helper stages
+     * where the table has RIO_STORE_CAP_PAGE_CACHE, else writes as
+     * rio__store_pwrite_full does. */
+    int (*pwrite_shared)(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
     /* Byte-range lock, blocking; exclusive != 0 for a write lock.  len > 0
      * covers [off, off+len); len == 0 covers everything from off on, however
      * far the file grows (fcntl's convention); len < 0 is RIO_E_ARG.  Both
@@ -262,6 +268,13 @@ unsigned rio__store_notes(struct rio_store *st);
 int rio__store_pread_full(struct rio_store *st, void *buf, size_t len, MPI_Offset off,
                           MPI_Offset *done);
 int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
+/** rio__store_pwrite_full for a write that other processes of this host
+ *  make to the same file at the same time (a collective call's): on
+ *  RIO_STORE_CAP_PAGE_CACHE storage not opened O_DIRECT, one of 16 KiB or
+ *  more goes staged, in pieces through the file's scratch buffer, wherever
+ *  it lies (store.c says why and what it measured).  A table with
+ *  pwrite_shared (a collective call's capture) gets the write. */
+int rio__store_pwrite_shared(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
 int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
                            MPI_Offset *done);
 int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off);

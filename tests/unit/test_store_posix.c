@@ -596,6 +596,70 @@ static void test_staged(int direct)
     printf("ok - staged transfers (%s)\n", is_direct ? "O_DIRECT: not staged" : "buffered");
 }
 
+/* rio__store_pwrite_shared: a write of 16 KiB or more goes staged
+ * wherever it lies (page-aligned buffer and offset, where a plain write
+ * goes straight), in pieces (over 1 MiB, ending in a part piece), the
+ * bytes in the file and one request's bytes counted; under 16 KiB, on
+ * O_DIRECT and through a wrapper it goes straight, with its bytes. */
+static void test_shared_write(int direct)
+{
+    char path[4200], name[4300];
+    struct rio_store st, wst;
+    struct rio_hints h;
+    rio_stats stats;
+    const size_t len = ((size_t)3 << 20) + 12345, small = (16 << 10) - 1;
+    unsigned char *w = NULL;
+    size_t flen;
+
+    memset(&st, 0, sizeof st);
+    memset(&h, 0, sizeof h);
+    memset(&stats, 0, sizeof stats);
+    path_of(path, sizeof path, "shared");
+    unlink(path);
+    if (direct) {
+        unit_hint(&h, "direct_read", "enable");
+        unit_hint(&h, "direct_write", "enable");
+    }
+    CHECK(posix_memalign((void **)&w, 4096, len) == 0, "alloc");
+    if (!w)
+        return;
+    fill(w, len, 11);
+    CHECK(rio__store_open(&st, path, O_RDWR | O_CREAT, 0644, &h) == 0, "open");
+    int is_direct = st.ops->is_direct && st.ops->is_direct(&st);
+    st.stats = &stats;
+    CHECK(rio__store_pwrite_full(&st, w, len, 4096) == 0 && st.scratch == NULL,
+          "a plain write of a page-aligned buffer at a page-aligned offset goes straight");
+    CHECK(rio__store_pwrite_shared(&st, w, small, (MPI_Offset)len + 4096) == 0 &&
+              st.scratch == NULL,
+          "a shared write of %zu bytes goes straight", small);
+    stats.bytes_accessed = 0;
+    CHECK(rio__store_pwrite_shared(&st, w, len, 4096) == 0, "a shared write of %zu bytes", len);
+    CHECK((st.scratch != NULL) == !is_direct, "it is staged %s",
+          is_direct ? "on O_DIRECT" : "not");
+    CHECK(stats.bytes_accessed == (long long)len, "counted %lld bytes", stats.bytes_accessed);
+    CHECK(rio__store_close(&st) == 0, "close");
+    unsigned char *f = slurp(path, &flen);
+    CHECK(f && flen == len + 4096 + small && !memcmp(f + 4096, w, len) &&
+              !memcmp(f + 4096 + len, w, small),
+          "the shared writes' bytes in the file");
+    free(f);
+
+    /* through a wrapper, whose calls count: straight, its bytes written */
+    memset(&wst, 0, sizeof wst);
+    snprintf(name, sizeof name, "delay:posix:%s", path);
+    CHECK(rio__store_open(&wst, name, O_RDWR, 0644, &h) == 0, "open %s", name);
+    CHECK(rio__store_pwrite_shared(&wst, w + 7, len - 7, 100) == 0 && wst.scratch == NULL,
+          "a wrapped file's shared write is not staged");
+    rio__store_close(&wst);
+    f = slurp(path, &flen);
+    CHECK(f && flen == len + 4096 + small && !memcmp(f + 100, w + 7, len - 7),
+          "its bytes in the file");
+    free(f);
+    unlink(path);
+    free(w);
+    printf("ok - shared writes (%s)\n", is_direct ? "O_DIRECT: not staged" : "buffered");
+}
+
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "/tmp");
@@ -609,6 +673,8 @@ int main(int argc, char **argv)
     test_scratch();
     test_staged(0);
     test_staged(1);
+    test_shared_write(0);
+    test_shared_write(1);
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }
