@@ -485,6 +485,22 @@ static void test_band(void)
            m.time[1][1] * 1e6, m.slow[1], took * 1e3);
 }
 
+/* A staging test's start: st, h and stats cleared, path (len bytes) for
+ * name and no file there, h asking for O_DIRECT when direct. */
+static void staging_setup(struct rio_store *st, struct rio_hints *h, rio_stats *stats,
+                          char *path, size_t len, const char *name, int direct)
+{
+    memset(st, 0, sizeof *st);
+    memset(h, 0, sizeof *h);
+    memset(stats, 0, sizeof *stats);
+    path_of(path, len, name);
+    unlink(path);
+    if (direct) {
+        unit_hint(h, "direct_read", "enable");
+        unit_hint(h, "direct_write", "enable");
+    }
+}
+
 /* Staged transfers of rio__store_pread_full and rio__store_pwrite_full: a
  * transfer of 16 KiB or more whose buffer lies 1-31 bytes past its file
  * offset within a page (a read; the reverse for a write) goes through the
@@ -504,15 +520,7 @@ static void test_staged(int direct)
     MPI_Offset done = -1;
     size_t flen;
 
-    memset(&st, 0, sizeof st);
-    memset(&h, 0, sizeof h);
-    memset(&stats, 0, sizeof stats);
-    path_of(path, sizeof path, "staged");
-    unlink(path);
-    if (direct) {
-        unit_hint(&h, "direct_read", "enable");
-        unit_hint(&h, "direct_write", "enable");
-    }
+    staging_setup(&st, &h, &stats, path, sizeof path, "staged", direct);
     CHECK(posix_memalign((void **)&page, 4096, cap) == 0 && w, "alloc");
     if (!page || !w)
         return;
@@ -611,15 +619,7 @@ static void test_shared_write(int direct)
     unsigned char *w = NULL;
     size_t flen;
 
-    memset(&st, 0, sizeof st);
-    memset(&h, 0, sizeof h);
-    memset(&stats, 0, sizeof stats);
-    path_of(path, sizeof path, "shared");
-    unlink(path);
-    if (direct) {
-        unit_hint(&h, "direct_read", "enable");
-        unit_hint(&h, "direct_write", "enable");
-    }
+    staging_setup(&st, &h, &stats, path, sizeof path, "shared", direct);
     CHECK(posix_memalign((void **)&w, 4096, len) == 0, "alloc");
     if (!w)
         return;
