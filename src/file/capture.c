@@ -360,8 +360,11 @@ static ssize_t vec(struct rio_store *st, int read, const struct iovec *iov, int 
     int rc = keep_vec(c, read, iov, iovcnt, off, &len);
     if (rc)
         return rc < 0 ? rc : (ssize_t)len;
-    return read ? IN(c)->ops->preadv(IN(c), iov, iovcnt, off)
-                : IN(c)->ops->pwritev(IN(c), iov, iovcnt, off);
+    /* made now through the file's store, which counts it */
+    MPI_Offset got = len;
+    rc = read ? rio__store_preadv_full(IN(c), (struct iovec *)iov, iovcnt, off, &got)
+              : rio__store_pwritev_full(IN(c), (struct iovec *)iov, iovcnt, off);
+    return rc ? rc : (ssize_t)got;
 }
 
 /* A transfer of len bytes at buf (a read when read): kept, or made now. */
@@ -373,8 +376,11 @@ static ssize_t one(struct rio_store *st, int read, void *buf, size_t len, MPI_Of
     int rc = len > (size_t)INT64_MAX ? (read ? settle(c) : flush(c)) : keep(c, read, &r, &v, 1, 0);
     if (rc)
         return rc < 0 ? rc : (ssize_t)len;
-    return read ? IN(c)->ops->pread(IN(c), buf, len, off)
-                : IN(c)->ops->pwrite(IN(c), buf, len, off);
+    /* made now through the file's store, which counts it */
+    MPI_Offset got = (MPI_Offset)len;
+    rc = read ? rio__store_pread_full(IN(c), buf, len, off, &got)
+              : rio__store_pwrite_full(IN(c), buf, len, off);
+    return rc ? rc : (ssize_t)got;
 }
 
 static ssize_t cap_pwritev(struct rio_store *st, const struct iovec *iov, int iovcnt,
@@ -426,8 +432,8 @@ static int cap_read_list(struct rio_store *st, const struct rio_region *file,
     int rc = keep(c, 1, file, mem, n, 0);
     if (rc < 0)
         return rc;
-    if (!rc)
-        return IN(c)->ops->read_list(IN(c), file, mem, n, done);
+    if (!rc) /* made now through the file's store, which counts it */
+        return rio__store_read_list(IN(c), file, mem, n, done);
     *done = 0;
     for (int i = 0; i < n; i++)
         *done += file[i].len;
@@ -557,7 +563,8 @@ int rio__capture_begin(rio_file *fh, struct rio_store *cap, int write, const voi
     cap->ops = &c->ops;
     cap->priv = c;
     cap->hints = fh->st.hints;
-    cap->stats = NULL; /* the transfers count where they are made: the replay */
+    cap->stats = NULL; /* the transfers count where they are made, on the file's store: at
+                          once (one, vec, the lists) or in the replay */
     atomic_init(&cap->scratch_busy, 0);
     cap->fixed = fh->st.fixed;
     cap->has_fixed = fh->st.has_fixed;
