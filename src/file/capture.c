@@ -180,6 +180,15 @@ static struct rio_capture *cap_of(struct rio_store *st)
 
 #define IN(c) ((c)->inner)
 
+/* A write of len bytes at buf through the file's store st, staged as
+ * others of this host writing at the same time ask when shared. */
+static int write_one(struct rio_store *st, const void *buf, size_t len, MPI_Offset off,
+                     int shared)
+{
+    return shared ? rio__store_pwrite_shared(st, buf, len, off)
+                  : rio__store_pwrite_full(st, buf, len, off);
+}
+
 /* Make c's kept transfers through the file's store, in order, and drop
  * them; after an error the rest are dropped unmade.  The bytes the kept
  * reads were counted for and did not bring add to c->short_by (a view's
@@ -204,12 +213,9 @@ static int make(struct rio_capture *c)
                                                    k->reg[0].off, &got)
                            : rio__store_read_list(st, k->reg, k->mem, k->n, &got);
         else if (!rc)
-            rc = k->n == 1 && k->shared
-                     ? rio__store_pwrite_shared(st, k->mem[0].iov_base, k->mem[0].iov_len,
-                                                k->reg[0].off)
-                 : k->n == 1 ? rio__store_pwrite_full(st, k->mem[0].iov_base, k->mem[0].iov_len,
-                                                      k->reg[0].off)
-                             : rio__store_write_list(st, k->reg, k->mem, k->n);
+            rc = k->n == 1 ? write_one(st, k->mem[0].iov_base, k->mem[0].iov_len, k->reg[0].off,
+                                       k->shared)
+                           : rio__store_write_list(st, k->reg, k->mem, k->n);
         c->short_by += want - got; /* a read past the end of the file */
         copy_put(c->fh, k);
         free(k);
@@ -367,19 +373,22 @@ static ssize_t vec(struct rio_store *st, int read, const struct iovec *iov, int 
     return rc ? rc : (ssize_t)got;
 }
 
-/* A transfer of len bytes at buf (a read when read): kept, or made now. */
-static ssize_t one(struct rio_store *st, int read, void *buf, size_t len, MPI_Offset off)
+/* A transfer of len bytes at buf (a read when read; a write others of this
+ * host make at the same time when shared): kept, or made now. */
+static ssize_t one(struct rio_store *st, int read, void *buf, size_t len, MPI_Offset off,
+                   int shared)
 {
     struct rio_capture *c = cap_of(st);
     struct iovec v = {buf, len};
     struct rio_region r = {off, (MPI_Offset)len};
-    int rc = len > (size_t)INT64_MAX ? (read ? settle(c) : flush(c)) : keep(c, read, &r, &v, 1, 0);
+    int rc = len > (size_t)INT64_MAX ? (read ? settle(c) : flush(c))
+                                     : keep(c, read, &r, &v, 1, shared);
     if (rc)
         return rc < 0 ? rc : (ssize_t)len;
     /* made now through the file's store, which counts it */
     MPI_Offset got = (MPI_Offset)len;
     rc = read ? rio__store_pread_full(IN(c), buf, len, off, &got)
-              : rio__store_pwrite_full(IN(c), buf, len, off);
+              : write_one(IN(c), buf, len, off, shared);
     return rc ? rc : (ssize_t)got;
 }
 
@@ -395,23 +404,18 @@ static ssize_t cap_preadv(struct rio_store *st, const struct iovec *iov, int iov
 }
 static ssize_t cap_pwrite(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
 {
-    return one(st, 0, (void *)buf, len, off);
+    return one(st, 0, (void *)buf, len, off, 0);
 }
 static ssize_t cap_pread(struct rio_store *st, void *buf, size_t len, MPI_Offset off)
 {
-    return one(st, 1, buf, len, off);
+    return one(st, 1, buf, len, off, 0);
 }
 
 /* kept as shared, or made now so */
 static int cap_pwrite_shared(struct rio_store *st, const void *buf, size_t len, MPI_Offset off)
 {
-    struct rio_capture *c = cap_of(st);
-    struct iovec v = {(void *)buf, len};
-    struct rio_region r = {off, (MPI_Offset)len};
-    int rc = len > (size_t)INT64_MAX ? flush(c) : keep(c, 0, &r, &v, 1, 1);
-    if (rc)
-        return rc < 0 ? rc : 0;
-    return rio__store_pwrite_shared(c->inner, buf, len, off);
+    ssize_t r = one(st, 0, (void *)buf, len, off, 1);
+    return r < 0 ? (int)r : 0;
 }
 
 static int cap_write_list(struct rio_store *st, const struct rio_region *file,
