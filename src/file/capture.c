@@ -368,8 +368,8 @@ static ssize_t vec(struct rio_store *st, int read, const struct iovec *iov, int 
         return rc < 0 ? rc : (ssize_t)len;
     /* made now through the file's store, which counts it */
     MPI_Offset got = len;
-    rc = read ? rio__store_preadv_full(IN(c), (struct iovec *)iov, iovcnt, off, &got)
-              : rio__store_pwritev_full(IN(c), (struct iovec *)iov, iovcnt, off);
+    rc = read ? rio__store_preadv_full(IN(c), iov, iovcnt, off, &got)
+              : rio__store_pwritev_full(IN(c), iov, iovcnt, off);
     return rc ? rc : (ssize_t)got;
 }
 

@@ -388,13 +388,14 @@ static int vec_full(struct rio_store *st, int wr, const struct iovec *iov, int i
     return rc;
 }
 
-int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
-                           MPI_Offset *done)
+int rio__store_preadv_full(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                           MPI_Offset off, MPI_Offset *done)
 {
     return vec_full(st, 0, iov, iovcnt, off, done);
 }
 
-int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off)
+int rio__store_pwritev_full(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                            MPI_Offset off)
 {
     return vec_full(st, 1, iov, iovcnt, off, NULL);
 }

@@ -275,9 +275,11 @@ int rio__store_pwrite_full(struct rio_store *st, const void *buf, size_t len, MP
  *  it lies (store.c says why and what it measured).  A table with
  *  pwrite_shared (a collective call's capture) gets the write. */
 int rio__store_pwrite_shared(struct rio_store *st, const void *buf, size_t len, MPI_Offset off);
-int rio__store_preadv_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off,
+int rio__store_preadv_full(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                           MPI_Offset off,
                            MPI_Offset *done);
-int rio__store_pwritev_full(struct rio_store *st, struct iovec *iov, int iovcnt, MPI_Offset off);
+int rio__store_pwritev_full(struct rio_store *st, const struct iovec *iov, int iovcnt,
+                            MPI_Offset off);
 int rio__store_read_list(struct rio_store *st, const struct rio_region *file,
                          const struct iovec *mem, int n, MPI_Offset *done);
 int rio__store_write_list(struct rio_store *st, const struct rio_region *file,
