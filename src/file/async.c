@@ -474,7 +474,7 @@ static int thread_runs(pid_t tid)
  * the caller kept its processor (above).  An I/O thread leaves the work
  * instead (returns 0) when another was called without placement and is
  * on its way: that one goes where the kernel puts it, as this one would
- * now.  With lock held. */
+ * now.  With lock held; dropped while /proc is read. */
 static int where_settle(struct server *s, int work, int pool)
 {
     if (s->far) {
@@ -485,9 +485,18 @@ static int where_settle(struct server *s, int work, int pool)
         return 1;
     s->near = 0;
     int cpu = sched_getcpu();
-    int runs = work ? thread_runs(s->waker) : 0;
-    if (runs < 0) /* no /proc: the time it took to start says it */
-        runs = rio__now() - s->woken > NEAR_LATE;
+    int runs = 0;
+    if (work) {
+        /* /proc is read without the lock, which every submission takes;
+         * no waker places s meanwhile (it is not waiting) */
+        pid_t waker = s->waker;
+        double woken = s->woken;
+        pthread_mutex_unlock(&lock);
+        runs = thread_runs(waker);
+        if (runs < 0) /* no /proc: the time it took to start says it */
+            runs = rio__now() - woken > NEAR_LATE;
+        pthread_mutex_lock(&lock);
+    }
     int leave = runs && pool && far_coming > 0;
     if (runs && !leave && cpu >= 0 && cpu < CPU_SETSIZE) {
         cpu_set_t away = s->mask;
