@@ -62,6 +62,8 @@ struct rio_coll_settings {
                                        shared-memory window */
     long long bytes_per_agg;        /* resonio_bytes_per_agg: sized's bytes per
                                        aggregator (32 MiB) */
+    int ranks_per_agg;              /* resonio_ranks_per_agg: sized's ranks per aggregator
+                                       at most, on a call in rank order (8; 0: none) */
 };
 /** The engine's settings in h (its defaults when h is NULL or has no
  *  owners); lives as long as h. */

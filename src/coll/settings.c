@@ -45,6 +45,9 @@ static const struct rio_setting coll_keys[] = {
      "move node-local data through an MPI-3 shared-memory window", NULL, NULL},
     {"resonio_bytes_per_agg", RIO_SET_SIZE, F(bytes_per_agg), "32m", 0,
      "sized: one aggregator per this many bytes of the call", NULL, NULL},
+    {"resonio_ranks_per_agg", RIO_SET_INT, F(ranks_per_agg), "8", 0,
+     "sized: on a call whose ranks' bytes follow rank order, at least one aggregator per "
+     "this many ranks (0: no such bound)", NULL, NULL},
 };
 #undef F
 

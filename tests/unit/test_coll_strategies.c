@@ -242,23 +242,35 @@ static void test_fixed(void)
 }
 
 /* sized: one aggregator per resonio_bytes_per_agg bytes of the call, at
- * least one, at most one a rank, the k-th rank of each node in turn; a
- * candidate of auto only where that count differs from two_phase's (one a
- * node) and every_rank's (every rank) and no hint chooses aggregators. */
+ * least one, at most one a rank, the k-th rank of each node in turn; on a
+ * call in rank order (nonoverlap) at least one per resonio_ranks_per_agg
+ * ranks; a candidate of auto only where that count differs from
+ * two_phase's (one a node) and every_rank's (every rank) and no hint
+ * chooses aggregators. */
 static void test_sized(void)
 {
     static const struct {
         int nprocs, nnodes;
         long long per, cb_nodes;
+        int nonoverlap, ranks_per;
         const char *aggs; /* the plan's aggregators */
         int candidate;
     } k[] = {
-        {4, 2, 32 << 20, 0, "0", 1},     /* 256 KiB: one aggregator for 2 nodes */
-        {4, 2, 128 << 10, 0, "0,2", 0},  /* one a node: two_phase's */
-        {4, 2, 64 << 10, 0, "0,1,2,3", 0}, /* one a rank: every_rank's */
-        {4, 2, 1 << 10, 0, "0,1,2,3", 0},  /* at most one a rank */
-        {8, 4, 200 << 10, 0, "0,2,4", 1},  /* 512 KiB: 3, one each on nodes 0-2 */
-        {8, 4, 32 << 20, 2, "0", 0},       /* cb_nodes chooses: two_phase's */
+        {4, 2, 32 << 20, 0, 0, 8, "0", 1},     /* 256 KiB: one aggregator for 2 nodes */
+        {4, 2, 128 << 10, 0, 0, 8, "0,2", 0},  /* one a node: two_phase's */
+        {4, 2, 64 << 10, 0, 0, 8, "0,1,2,3", 0}, /* one a rank: every_rank's */
+        {4, 2, 1 << 10, 0, 0, 8, "0,1,2,3", 0},  /* at most one a rank */
+        {8, 4, 200 << 10, 0, 0, 8, "0,2,4", 1},  /* 512 KiB: 3, one each on nodes 0-2 */
+        {8, 4, 32 << 20, 2, 0, 8, "0", 0},       /* cb_nodes chooses: two_phase's */
+        /* in rank order: one a resonio_ranks_per_agg ranks at least */
+        {4, 2, 32 << 20, 0, 1, 8, "0", 1},              /* 4 ranks: one */
+        {16, 1, 32 << 20, 0, 1, 8, "0,1", 1},           /* 16 on one node: two */
+        {32, 2, 32 << 20, 0, 1, 8, "0,1,16,17", 1},     /* 32 on two nodes: four */
+        {32, 2, 32 << 20, 0, 1, 5, "0,1,2,3,16,17,18", 1}, /* 32 / 5, rounded up: seven */
+        {32, 2, 32 << 20, 0, 0, 8, "0", 1},             /* interleaved: the bytes' count */
+        {32, 2, 32 << 20, 0, 1, 0, "0", 1},             /* no bound */
+        {16, 1, 32 << 20, 0, 1, 16, "0", 0},            /* one: two_phase's on one node */
+        {32, 2, 256 << 10, 0, 1, 8, "0,1,2,3,16,17,18,19", 1}, /* the bytes ask for more */
     };
     const struct rio_coll_strategy *sized = rio__coll_strategy_find("sized");
     CHECK(sized && sized->exchanges && !sized->alone, "sized: not in the table as exchanging");
@@ -272,6 +284,8 @@ static void test_sized(void)
         struct rio_coll_settings *cs = (struct rio_coll_settings *)rio__coll_settings(&b.h);
         cs->bytes_per_agg = k[n].per;
         cs->cb_nodes = (int)k[n].cb_nodes;
+        cs->ranks_per_agg = k[n].ranks_per;
+        b.c.nonoverlap = k[n].nonoverlap;
         struct rio_coll_plan p;
         memset(&p, 0, sizeof p);
         p.round_bytes = 1 << 20;

@@ -5,6 +5,20 @@
  * io_ompio_bytes_per_agg), at least one and at most one per rank, spread
  * over the nodes as cb_nodes spreads them; the domains are two_phase's.
  *
+ * Where the ranks' bytes follow rank order (rank i's all before rank
+ * i+1's: the totals' nonoverlap), also at least one aggregator per
+ * resonio_ranks_per_agg ranks (8 unless set; OMPIO takes at most one per
+ * io_ompio_max_aggregators_ratio = 8 ranks, and took 16 at 128 ranks on
+ * the call below).  There the domains, contiguous in the file, each take
+ * a run of consecutive ranks: a rank still sends to one aggregator, or two
+ * where a domain's end cuts its bytes, and no aggregator receives from
+ * many more ranks than that.  With one aggregator for all (varsize, 128
+ * ranks on 8 hosts, about 40 KiB a rank, a call of 5 MiB), the
+ * aggregator added 14.8 MiB in the call, OMPIO's 1.49: 127 messages
+ * arrived at once, each under Open MPI's eager limit and so held in the
+ * library's buffers until received (with the limit at 4 KiB the
+ * aggregator held 9.3 MiB instead of 16.6).
+ *
  * ROMIO's rule, which two_phase keeps, gives each node an aggregator
  * whatever the call's size, and on an interleaved pattern each rank sends
  * a message to every one of them.  Counted at 128 ranks on 8 hosts
@@ -20,8 +34,11 @@
 
 static int count(const struct rio_coll_call *c)
 {
-    long long per = rio__coll_settings(c->req->hints)->bytes_per_agg;
+    const struct rio_coll_settings *h = rio__coll_settings(c->req->hints);
+    long long per = h->bytes_per_agg;
     long long n = per > 0 && c->total > 0 ? (c->total - 1) / per + 1 : 1;
+    if (c->nonoverlap && h->ranks_per_agg > 0)
+        n = RIO_MAX(n, (c->nprocs - 1) / h->ranks_per_agg + 1);
     return (int)RIO_MIN(n, (long long)c->nprocs);
 }
 
