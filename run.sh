@@ -152,9 +152,17 @@ test)
   cmake --build build/tsan -j"$JOBS" --target t_threads t_nonblock t_coll_matrix t_commcache $units >/dev/null
   unset MPICH_CC
   re="^(mpi\.t_threads\.np[0-9]+|mpi\.t_nonblock(\.multiple)?\.np[0-9]+|mpi\.t_commcache\.multiple\.np2|mpi\.t_coll_matrix\.nb(sync)?\.(two_phase|resonant|direct|independent|auto)\.np2|unit\.($(tr -s ' \n' '|' <<<"$units" | sed 's/|*$//')))\$"
+  # MPICH maps its shared-memory segments from files it removes once every
+  # process has attached; under TSan (with and without MULTIPLE) now and
+  # then one stays (t_coll_matrix.nb*: after 4 of 14 runs; never in 120 of
+  # the plain build; cause not found).  The phase removes those it left.
+  shm_mark=$(mktemp)
   (cd build/tsan && ctest -j2 -R "$re" --output-on-failure --timeout 300) 2>&1 |
     tee "$log" || true
   count
+  find /dev/shm -maxdepth 1 -name 'mpich_shar_tmp*' -newer "$shm_mark" -user "$(id -u)" \
+    -delete 2>/dev/null || true
+  rm -f "$shm_mark"
   # The SMPI build (cmake/smpi.cmake): resonio's engine compiled with
   # SimGrid's smpicc, its collective calls on the simgrid: driver's
   # simulated targets at 4 and 64 simulated ranks, every byte verified,
