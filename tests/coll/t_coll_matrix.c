@@ -745,6 +745,43 @@ static void check_info(const struct config *cf, int k, int write, const struct a
             else
                 exchange = 1;
         }
+    } else if (!strcmp(eff, "sized") && write) {
+        /* one aggregator per resonio_bytes_per_agg (32 MiB) of the call,
+         * and on a call in rank order at least one per
+         * resonio_ranks_per_agg (8) ranks, at most one a rank: the k-th
+         * rank of each node in turn, in rank order (sized.c) */
+        long long n = m->total > 0 ? (m->total - 1) / (32LL << 20) + 1 : 1;
+        if (m->nonoverlap && n < (P + 7) / 8)
+            n = (P + 7) / 8;
+        if (n > P)
+            n = P;
+        int nn = 0;
+        for (int i = 0; i < P; i++)
+            nn = node_of(cf, i) + 1 > nn ? node_of(cf, i) + 1 : nn;
+        int want[1024], got = 0;
+        for (int k2 = 0, took = 1; took && got < n; k2++) {
+            took = 0;
+            for (int node = 0; node < nn && got < n; node++)
+                for (int i = 0, seen = 0; i < P; i++)
+                    if (node_of(cf, i) == node && seen++ == k2) {
+                        want[got++] = i;
+                        took = 1;
+                        break;
+                    }
+        }
+        for (int a = 1; a < got; a++) /* in rank order */
+            for (int b = a; b > 0 && want[b - 1] > want[b]; b--) {
+                int t = want[b];
+                want[b] = want[b - 1];
+                want[b - 1] = t;
+            }
+        int same = in->naggs == got;
+        for (int a = 0; same && a < got; a++)
+            same = in->aggs[a] == want[a];
+        ICHECK(same, "sized: %d aggregators (first %d), expected %d (first %d) for %lld bytes "
+                     "%s",
+               in->naggs, in->naggs > 0 ? in->aggs[0] : -1, got, got > 0 ? want[0] : -1,
+               m->total, m->nonoverlap ? "in rank order" : "interleaved");
     } else if (!strcmp(eff, "stripe") || !strcmp(eff, "target_first")) {
         ICHECK(in->naggs == T, "%s: %d aggregators, expected one per target (%d)", eff,
                in->naggs, T);
