@@ -434,7 +434,7 @@ int rio__coll_every_rank_rule(const struct rio_coll_call *c);
 int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, size_t len);
 /** want ranks (at most the rank count; want < 0: one per node) spread
  *  over the nodes: the k-th lowest rank of every node for k = 0, 1, ...,
- *  into aggs in rank order.  Returns how many.  Local. */
+ *  into aggs in rank order.  Returns how many, or RIO_E_NOMEM.  Local. */
 int rio__coll_spread_aggs(const struct rio_coll_call *c, int want, int *aggs);
 /** The n aggregators aggs (ranks, n >= 1) over even contiguous domains of
  *  [min start, max end), stripe-aligned when the file has a layout, and

@@ -324,14 +324,10 @@ int rio__coll_dom_targets(struct rio_coll_domain *d, const int *targets, int n, 
 /* cb_config_list's syntax and how its entries apply: common/cblist.h. */
 
 /* Insertion sort: a few hundred aggregators at most. */
-static void sort_ints(int *v, int n)
+static int cmp_int(const void *x, const void *y)
 {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            int t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
 }
 
 /* Aggregators by the list (ROMIO's ADIOI_cb_config_list_parse over nodes),
@@ -407,33 +403,64 @@ int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, s
     }
     free(taken);
     /* without a list: cb_nodes aggregators when given, else one per node */
-    *out = aggs;
-    return rio__coll_spread_aggs(c, h->cb_nodes > 0 ? cap : -1, aggs);
+    n = rio__coll_spread_aggs(c, h->cb_nodes > 0 ? cap : -1, aggs);
+    if (n < 0)
+        free(aggs);
+    else
+        *out = aggs;
+    return n;
 }
 
-/* Contract in coll_int.h. */
+/* Contract in coll_int.h.  Each node's ranks are put in a list of their
+ * own once, and a round takes the next rank of each node that has one
+ * left: O(P) in all.  Scanning every rank for each node and round, as
+ * this did, cost want x P steps a call (two_phase: nodes x P, 10^6 at
+ * 1024 ranks on as many hosts). */
 int rio__coll_spread_aggs(const struct rio_coll_call *c, int want, int *aggs)
 {
-    int P = c->nprocs, n = 0;
-    for (int k = 0; n < P; k++) {
-        int took = 0;
-        for (int node = 0; node < c->nnodes && n < P; node++) {
-            if (want >= 0 && n >= want)
-                break;
-            int seen = 0;
-            for (int i = 0; i < P; i++) {
-                if (c->node_of[i] != node)
-                    continue;
-                if (seen++ == k) {
-                    aggs[n++] = i;
-                    took = 1;
-                    break;
-                }
-            }
-        }
-        if (!took || want < 0 || n >= want)
-            break;
+    int P = c->nprocs, nn = c->nnodes > 0 ? c->nnodes : 0, n = 0;
+    int one_round = want < 0; /* one per node */
+    if (want < 0 || want > P)
+        want = P;
+    int *start = rio__calloc((size_t)nn + 1, sizeof *start); /* node d: byn[start[d], start[d+1]) */
+    int *byn = rio__malloc(sizeof *byn * (size_t)(P > 0 ? P : 1));
+    int *live = rio__malloc(sizeof *live * (size_t)(nn + 1)); /* nodes with ranks left, in order */
+    if (!start || !byn || !live) {
+        free(start);
+        free(byn);
+        free(live);
+        return RIO_E_NOMEM;
     }
-    sort_ints(aggs, n);
+    for (int i = 0; i < P; i++)
+        if (c->node_of[i] >= 0 && c->node_of[i] < nn)
+            start[c->node_of[i] + 1]++;
+    for (int d = 0; d < nn; d++)
+        start[d + 1] += start[d];
+    for (int i = 0; i < P; i++) /* start[d] moves to node d's end ... */
+        if (c->node_of[i] >= 0 && c->node_of[i] < nn)
+            byn[start[c->node_of[i]]++] = i;
+    for (int d = nn; d > 0; d--) /* ... and back */
+        start[d] = start[d - 1];
+    start[0] = 0;
+    int nlive = 0;
+    for (int d = 0; d < nn; d++)
+        if (start[d] < start[d + 1])
+            live[nlive++] = d;
+    for (int k = 0; n < want && nlive > 0; k++) {
+        int kept = 0;
+        for (int v = 0; v < nlive && n < want; v++) {
+            int d = live[v];
+            aggs[n++] = byn[start[d] + k];
+            if (start[d] + k + 1 < start[d + 1])
+                live[kept++] = d;
+        }
+        if (one_round)
+            break;
+        nlive = kept;
+    }
+    free(start);
+    free(byn);
+    free(live);
+    qsort(aggs, (size_t)n, sizeof *aggs, cmp_int);
     return n;
 }

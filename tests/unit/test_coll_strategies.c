@@ -23,6 +23,8 @@
  *              romio_cb_write=enable forces collective buffering
  *   sized      its aggregator count from the call's bytes, spread over
  *              the nodes, and where auto examines it
+ *   spread     the aggregators spread over the nodes against the scan
+ *              the engine used before, on random node maps
  */
 #include <string.h>
 
@@ -307,6 +309,66 @@ static void test_sized(void)
     }
 }
 
+/* spread: the k-th lowest rank of every node in turn, as the engine took
+ * them by scanning every rank for each node and round (kept here as the
+ * reference), on random node maps with empty and uneven nodes, for every
+ * count asked (-1: one a node). */
+static int spread_ref(const int *node_of, int P, int nnodes, int want, int *aggs)
+{
+    int n = 0;
+    for (int k = 0; n < P; k++) {
+        int took = 0;
+        for (int node = 0; node < nnodes && n < P; node++) {
+            if (want >= 0 && n >= want)
+                break;
+            for (int i = 0, seen = 0; i < P; i++)
+                if (node_of[i] == node && seen++ == k) {
+                    aggs[n++] = i;
+                    took = 1;
+                    break;
+                }
+        }
+        if (!took || want < 0 || n >= want)
+            break;
+    }
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && aggs[j - 1] > aggs[j]; j--) {
+            int t = aggs[j];
+            aggs[j] = aggs[j - 1];
+            aggs[j - 1] = t;
+        }
+    return n;
+}
+
+static void test_spread(void)
+{
+    enum { MAXP = 48 };
+    unsigned x = 2463534242u; /* xorshift */
+    int bad = 0;
+    for (int t = 0; t < 3000 && bad < 5; t++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        int P = 1 + (int)(x % MAXP), nn = 1 + (int)((x >> 8) % 9), blocks = (x >> 16) & 1;
+        int node_of[MAXP];
+        for (int i = 0; i < P; i++) {
+            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+            node_of[i] = blocks ? i * nn / P : (int)(x % (unsigned)nn); /* random: some empty */
+        }
+        struct rio_coll_call c;
+        memset(&c, 0, sizeof c);
+        c.nprocs = P;
+        c.nnodes = nn;
+        c.node_of = node_of;
+        for (int want = -1; want <= P + 1; want++) {
+            int got[MAXP], ref[MAXP];
+            int n = rio__coll_spread_aggs(&c, want, got), r = spread_ref(node_of, P, nn, want, ref);
+            int same = n == r && (n <= 0 || !memcmp(got, ref, sizeof(int) * (size_t)n));
+            CHECK(same, "spread: %d ranks on %d nodes (%s), %d asked: %d taken, expected %d",
+                  P, nn, blocks ? "blocks" : "random", want, n, r);
+            bad += !same;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *list = NULL, *methods = NULL;
@@ -324,6 +386,7 @@ int main(int argc, char **argv)
     test_candidates();
     test_fixed();
     test_sized();
+    test_spread();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }

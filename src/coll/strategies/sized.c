@@ -48,7 +48,7 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
     if (!aggs)
         return RIO_E_NOMEM;
     int n = rio__coll_spread_aggs(c, count(c), aggs);
-    int rc = rio__coll_even_domains(c, p, aggs, n);
+    int rc = n < 0 ? n : rio__coll_even_domains(c, p, aggs, n);
     free(aggs);
     return rc;
 }
