@@ -330,45 +330,74 @@ static int cmp_int(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Aggregators by the list (ROMIO's ADIOI_cb_config_list_parse over nodes),
- * at most cap, in the order the entries take them; scratch holds 2 ints a
- * node.  Returns the count. */
-static int from_list(const struct rio_coll_call *c, const char *list, int cap, int *aggs,
-                     int *scratch)
+/* Each node's ranks in rank order: node d's are byn[start[d]] up to
+ * byn[start[d + 1]] (ranks outside the node map in none).  O(P).  Local;
+ * RIO_E_NOMEM. */
+struct node_lists {
+    int *start, *byn;
+};
+
+static void node_lists_free(struct node_lists *l)
 {
-    int P = c->nprocs, n = 0, rc;
+    free(l->start);
+    free(l->byn);
+}
+
+static int node_lists(const struct rio_coll_call *c, struct node_lists *l)
+{
+    int P = c->nprocs, nn = c->nnodes > 0 ? c->nnodes : 0;
+    l->start = rio__calloc((size_t)nn + 1, sizeof *l->start);
+    l->byn = rio__malloc(sizeof *l->byn * (size_t)(P > 0 ? P : 1));
+    if (!l->start || !l->byn) {
+        node_lists_free(l);
+        return RIO_E_NOMEM;
+    }
+    int *start = l->start;
+    for (int i = 0; i < P; i++)
+        if (c->node_of[i] >= 0 && c->node_of[i] < nn)
+            start[c->node_of[i] + 1]++;
+    for (int d = 0; d < nn; d++)
+        start[d + 1] += start[d];
+    for (int i = 0; i < P; i++) /* start[d] moves to node d's end ... */
+        if (c->node_of[i] >= 0 && c->node_of[i] < nn)
+            l->byn[start[c->node_of[i]]++] = i;
+    for (int d = nn; d > 0; d--) /* ... and back */
+        start[d] = start[d - 1];
+    start[0] = 0;
+    return 0;
+}
+
+/* Aggregators by the list (ROMIO's ADIOI_cb_config_list_parse over nodes),
+ * at most cap, in the order the entries take them; taken holds an int a
+ * node, l the nodes' ranks.  Returns the count. */
+static int from_list(const struct rio_coll_call *c, const char *list, int cap, int *aggs,
+                     int *taken, const struct node_lists *l)
+{
+    int n = 0, rc;
     struct rio_cblist_entry e;
     if (!strcmp(list, "*:*")) { /* ROMIO: the first cb_nodes ranks */
         for (n = 0; n < cap; n++)
             aggs[n] = n;
         return n;
     }
-    int *taken_node = scratch, *first_of = scratch + c->nnodes; /* lowest rank of each node */
     for (int node = 0; node < c->nnodes; node++)
-        taken_node[node] = 0, first_of[node] = -1;
-    for (int i = P - 1; i >= 0; i--)
-        if (c->node_of[i] >= 0 && c->node_of[i] < c->nnodes)
-            first_of[c->node_of[i]] = i;
+        taken[node] = 0;
     const char *p = list;
     while (n < cap && (rc = rio__cblist_next(&p, &e)) > 0) {
         int max = e.max < 0 ? cap : e.max;
         for (int node = 0; node < c->nnodes && n < cap; node++) {
-            if (taken_node[node])
+            const int *rk = l->byn + l->start[node];
+            int nr = l->start[node + 1] - l->start[node];
+            if (taken[node] || nr == 0)
                 continue;
-            int first = first_of[node];
-            if (first < 0)
-                continue;
-            if (e.name) {
-                const char *nm = c->names ? c->names + (size_t)first * RIO_COLL_NAME_LEN : "";
+            if (e.name) { /* the node's name: its lowest rank's */
+                const char *nm = c->names ? c->names + (size_t)rk[0] * RIO_COLL_NAME_LEN : "";
                 if (strlen(nm) != e.len || strncmp(nm, e.name, e.len))
                     continue;
             }
-            taken_node[node] = 1;
-            for (int i = first, k = 0; i < P && k < max && n < cap; i++)
-                if (c->node_of[i] == node) {
-                    aggs[n++] = i;
-                    k++;
-                }
+            taken[node] = 1;
+            for (int k = 0; k < nr && k < max && n < cap; k++)
+                aggs[n++] = rk[k];
         }
     }
     return n;
@@ -379,19 +408,23 @@ int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, s
     const struct rio_coll_settings *h = rio__coll_settings(c->req->hints);
     int P = c->nprocs;
     int *aggs = rio__malloc(sizeof *aggs * (size_t)P);
-    int *taken = rio__calloc(2 * (size_t)(c->nnodes > 0 ? c->nnodes : 1), sizeof *taken);
     int n = 0, names_host = 0;
     *out = NULL;
-    if (!aggs || !taken) {
-        free(aggs);
-        free(taken);
+    if (!aggs)
         return RIO_E_NOMEM;
-    }
     int cap = h->cb_nodes > 0 ? RIO_MIN(h->cb_nodes, P) : P;
     if (h->cb_config_list && !rio__cblist_check(h->cb_config_list, &names_host)) {
-        n = from_list(c, h->cb_config_list, cap, aggs, taken);
-        if (n > 0) {
+        int *taken = rio__calloc((size_t)(c->nnodes > 0 ? c->nnodes : 1), sizeof *taken);
+        struct node_lists l = {NULL, NULL};
+        if (!taken || node_lists(c, &l)) {
             free(taken);
+            free(aggs);
+            return RIO_E_NOMEM;
+        }
+        n = from_list(c, h->cb_config_list, cap, aggs, taken, &l);
+        free(taken);
+        node_lists_free(&l);
+        if (n > 0) {
             *out = aggs;
             return n;
         }
@@ -401,7 +434,6 @@ int rio__coll_romio_aggs(const struct rio_coll_call *c, int **out, char *note, s
             snprintf(note, len, "cb_config_list=%.100s names no aggregator: ignored",
                      h->cb_config_list);
     }
-    free(taken);
     /* without a list: cb_nodes aggregators when given, else one per node */
     n = rio__coll_spread_aggs(c, h->cb_nodes > 0 ? cap : -1, aggs);
     if (n < 0)
@@ -422,26 +454,13 @@ int rio__coll_spread_aggs(const struct rio_coll_call *c, int want, int *aggs)
     int one_round = want < 0; /* one per node */
     if (want < 0 || want > P)
         want = P;
-    int *start = rio__calloc((size_t)nn + 1, sizeof *start); /* node d: byn[start[d], start[d+1]) */
-    int *byn = rio__malloc(sizeof *byn * (size_t)(P > 0 ? P : 1));
+    struct node_lists l = {NULL, NULL};
     int *live = rio__malloc(sizeof *live * (size_t)(nn + 1)); /* nodes with ranks left, in order */
-    if (!start || !byn || !live) {
-        free(start);
-        free(byn);
+    if (!live || node_lists(c, &l)) {
         free(live);
         return RIO_E_NOMEM;
     }
-    for (int i = 0; i < P; i++)
-        if (c->node_of[i] >= 0 && c->node_of[i] < nn)
-            start[c->node_of[i] + 1]++;
-    for (int d = 0; d < nn; d++)
-        start[d + 1] += start[d];
-    for (int i = 0; i < P; i++) /* start[d] moves to node d's end ... */
-        if (c->node_of[i] >= 0 && c->node_of[i] < nn)
-            byn[start[c->node_of[i]]++] = i;
-    for (int d = nn; d > 0; d--) /* ... and back */
-        start[d] = start[d - 1];
-    start[0] = 0;
+    const int *start = l.start, *byn = l.byn;
     int nlive = 0;
     for (int d = 0; d < nn; d++)
         if (start[d] < start[d + 1])
@@ -458,8 +477,7 @@ int rio__coll_spread_aggs(const struct rio_coll_call *c, int want, int *aggs)
             break;
         nlive = kept;
     }
-    free(start);
-    free(byn);
+    node_lists_free(&l);
     free(live);
     qsort(aggs, (size_t)n, sizeof *aggs, cmp_int);
     return n;
