@@ -323,7 +323,7 @@ int rio__coll_dom_targets(struct rio_coll_domain *d, const int *targets, int n, 
 
 /* cb_config_list's syntax and how its entries apply: common/cblist.h. */
 
-/* Insertion sort: a few hundred aggregators at most. */
+/* qsort's order of ints. */
 static int cmp_int(const void *x, const void *y)
 {
     int a = *(const int *)x, b = *(const int *)y;
@@ -369,7 +369,7 @@ static int node_lists(const struct rio_coll_call *c, struct node_lists *l)
 
 /* Aggregators by the list (ROMIO's ADIOI_cb_config_list_parse over nodes),
  * at most cap, in the order the entries take them; taken holds an int a
- * node, l the nodes' ranks.  Returns the count. */
+ * node, zeroed, l the nodes' ranks.  Returns the count. */
 static int from_list(const struct rio_coll_call *c, const char *list, int cap, int *aggs,
                      int *taken, const struct node_lists *l)
 {
@@ -380,8 +380,6 @@ static int from_list(const struct rio_coll_call *c, const char *list, int cap, i
             aggs[n] = n;
         return n;
     }
-    for (int node = 0; node < c->nnodes; node++)
-        taken[node] = 0;
     const char *p = list;
     while (n < cap && (rc = rio__cblist_next(&p, &e)) > 0) {
         int max = e.max < 0 ? cap : e.max;
