@@ -209,7 +209,7 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         /* under auto, rank 0 may choose before the rows go out, where this
          * kind of call (read or write) last ran a strategy that needs none */
         int at_root = is_auto && ctx->sel && ctx->pick_at_root[!!req->write];
-        rc = rio__coll_summary(&c, c.layout.known, want_size, may_compute,
+        rc = rio__coll_summary(&c, c.layout.known, want_size, may_compute, forced,
                                at_root ? &pick : NULL);
         if (rc)
             goto out;
@@ -226,7 +226,10 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         }
         selected = 1;
         chosen = name == kept.name ? kept.s : rio__coll_strategy_find(name);
-        ctx->pick_at_root[!!req->write] = chosen && chosen->alone;
+        /* the next such call lets rank 0 choose where this one's rows were
+         * not needed on every rank */
+        ctx->pick_at_root[!!req->write] =
+            chosen && (chosen->alone || (chosen->rows_at_aggs && !c.layout.known));
         rio__select_charge(ctx->sel, rio__now() - t_sel);
     }
     /* a nonblocking call that is decided, or held while re-examining

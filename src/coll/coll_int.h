@@ -189,8 +189,11 @@ struct rio_coll_call {
     int one_at_a_time;            /* the ranks' own requests are made in turn, never two
                                      at once (rio__coll_by_turns on one target) */
     struct rio_coll_sum *sum;     /* every rank's */
-    int rows_at_root;             /* the rows went to rank 0 only (summary.c's
-                                     picked_at_root): sum is zeros on the others */
+    int rows_at_root;             /* the rows went to rank 0 only (summary.c): sum is
+                                     zeros on the others but for their own row, until
+                                     the exchange sends them on to the aggregators */
+    int rows_to_aggs;             /* every rank: the rows went to rank 0 only, and the
+                                     exchange sends them on (exchange.c) */
     MPI_Offset *tbytes;           /* nprocs x tg.T: bytes per target, or NULL */
     MPI_Offset min, max;          /* extent of all ranks' requests */
     MPI_Offset total;             /* bytes of all ranks */
@@ -221,6 +224,10 @@ struct rio_coll_strategy {
     int exchanges;                /* its plan's mode is always EXCHANGE: a write's plan
                                      failure is agreed on at the exchange's setup, one
                                      collective fewer per call (coll.c) */
+    int rows_at_aggs;             /* its plan reads only the summary's totals, and only
+                                     its aggregators other ranks' rows: above a few
+                                     ranks the rows go to rank 0, which sends them on
+                                     to the aggregators alone (summary.c) */
     /* Fill plan (zeroed, mode EXCHANGE); may choose another mode. */
     int (*plan)(const struct rio_coll_call *c, struct rio_coll_plan *p);
     /* What auto asks of it, over a call whose summary is in; each the same
@@ -302,10 +309,14 @@ void rio__coll_own_extent(struct rio_coll_call *c);
  *  (under auto, without want_size), above a few ranks rank 0 makes the
  *  selector's choice on the gathered rows and broadcasts it with the
  *  totals, and the rows only where the choice needs them (a strategy that
- *  does not serve each rank alone); pick->name is then set on every rank
- *  (NULL where the rows went to every rank first: the caller chooses). */
+ *  does not serve each rank alone, nor is rows_at_aggs); pick->name is
+ *  then set on every rank (NULL where the rows went to every rank first:
+ *  the caller chooses).  Without pick, forced (the hints' strategy, or
+ *  NULL) decides the same way: above a few ranks a rows_at_aggs
+ *  strategy's rows go to rank 0 only and every rank gets the totals and
+ *  its own row; the exchange sends the rows on to the aggregators. */
 int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute,
-                      struct rio_coll_root_pick *pick);
+                      const struct rio_coll_strategy *forced, struct rio_coll_root_pick *pick);
 /** The words the summary's rows of P ranks with T targets need beyond
  *  its stack buffer (0: none), which a context is made with.  Local. */
 size_t rio__coll_rows_words(int P, int T);
@@ -558,9 +569,10 @@ struct rio_coll_ctx {
      * other's, the signature is known without a summary (settle) */
     int steady;              /* agreed: the last call kept such a choice */
     int pick_at_root[2];     /* reads [0], writes [1]: the last such call under auto ran a
-                                strategy where each rank serves itself, so rank 0 chooses
-                                before the summary's rows go out (summary.c); a read's
-                                starts so.  The same on every rank */
+                                strategy where each rank serves itself, or whose rows
+                                only its aggregators need (rows_at_aggs), so rank 0
+                                chooses before the summary's rows go out (summary.c); a
+                                read's starts so.  The same on every rank */
     struct rio_sel_sig sig;  /* the last selected call's signature */
     MPI_Offset own[4];       /* this rank's bytes, regions, span and first byte then */
     /* the call in flight, for its agreement */

@@ -1232,6 +1232,29 @@ static int round_buffers(struct engine *e)
     return rc;
 }
 
+/* Where the summary sent the rows to rank 0 only (c->rows_to_aggs), rank 0
+ * sends them on to each aggregator of p once, which receives them into
+ * c->sum; seen: P bytes of zeros on rank 0 (NULL elsewhere).  After the
+ * setup's agreement, on every rank. */
+static void rows_to_aggs(struct rio_coll_call *c, const struct rio_coll_plan *p, MPI_Comm comm,
+                         char *seen)
+{
+    _Static_assert(sizeof(struct rio_coll_sum) == 4 * sizeof(MPI_Offset), "a row is 4 words");
+    int words = 4 * c->nprocs;
+    for (int a = 0; a < p->naggs && c->rank == 0; a++) {
+        int to = p->aggs[a];
+        if (to != 0 && !seen[to])
+            MPI_Send(c->sum, words, MPI_OFFSET, to, RIO_TAG_ROWS, comm);
+        seen[to] = 1;
+    }
+    for (int a = 0; a < p->naggs && c->rank != 0; a++)
+        if (p->aggs[a] == c->rank) {
+            MPI_Recv(c->sum, words, MPI_OFFSET, 0, RIO_TAG_ROWS, comm, MPI_STATUS_IGNORE);
+            c->rows_at_root = 0;
+            break;
+        }
+}
+
 int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
 {
     struct engine e;
@@ -1273,8 +1296,11 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     e.metas = rio__calloc((size_t)c->nprocs, sizeof *e.metas);
     e.nmeta = rio__calloc((size_t)c->nprocs, sizeof *e.nmeta);
     e.run = rio__malloc(sizeof *e.run * ((size_t)c->nprocs + 1));
+    /* rank 0 sends the summary's rows on to each aggregator once */
+    char *seen = c->rows_to_aggs && c->rank == 0 ? rio__calloc((size_t)c->nprocs, 1) : NULL;
     if (!rc && (!e.metas || !e.nmeta || !e.run || inflight_reserve(&fr, 3 * p->naggs) ||
-                inflight_reserve(&fa, roles * c->nprocs)))
+                inflight_reserve(&fa, roles * c->nprocs) ||
+                (c->rows_to_aggs && c->rank == 0 && !seen)))
         rc = RIO_E_NOMEM;
     /* A local failure before the rounds must not leave others waiting: the
      * outcome is agreed on here, and a failed setup skips the rounds on
@@ -1284,8 +1310,12 @@ int rio__coll_exchange(struct rio_coll_call *c, struct rio_coll_plan *p)
     if (all) {
         if (!rc)
             rc = RIO_E_REMOTE;
+        free(seen);
         goto out;
     }
+    if (c->rows_to_aggs)
+        rows_to_aggs(c, p, e.comm, seen);
+    free(seen);
 
     /* A rank with several roles (resonant's agent of more than one target)
      * writes them in one list after the last role, so that storage serving

@@ -14,7 +14,9 @@
  * request by, so that its plan needs no agreement of its own (coll.c).
  * Under auto above a few ranks, rank 0 may make the selector's choice on
  * the gathered rows and broadcast it with the totals, and the rows only
- * where the choice needs them (picked_at_root).
+ * where the choice needs them on every rank (picked_at_root).  Where the
+ * strategy's aggregators alone need them (two_phase, sized), rank 0 keeps
+ * them and the exchange sends them on to those (totals_at_root).
  */
 #include "coll_int.h"
 
@@ -210,6 +212,70 @@ static void totals(struct rio_coll_call *c)
 enum { PK_OK, PK_TOTAL, PK_MIN, PK_MAX, PK_NONOVERLAP, PK_REGIONS, PK_ROWS, PK_NCAND, PK_CAND };
 #define PK_WORDS (PK_CAND + RIO_COLL_NSTRATEGIES)
 
+/* Whether a call of strategy s (NULL: not known) whose summary has rows of
+ * w words for P ranks (with want_tbytes as given) sends the rows to rank 0
+ * only, and on to the aggregators in the exchange.  The same on every rank. */
+static int at_aggs(const struct rio_coll_strategy *s, int P, int w, int want_tbytes)
+{
+    return s && s->rows_at_aggs && !want_tbytes && P > RIO_COLL_TREE_RANKS &&
+           (size_t)w * (size_t)P <= INT_MAX;
+}
+
+/* The totals rank 0 found (h at PK_TOTAL on) into c on another rank, with
+ * its own row (mine): the rows stay at rank 0. */
+static void totals_in(struct rio_coll_call *c, const MPI_Offset *h, const MPI_Offset *mine)
+{
+    c->rows_at_root = 1;
+    c->total = h[PK_TOTAL];
+    c->min = h[PK_MIN];
+    c->max = h[PK_MAX];
+    c->nonoverlap = (int)h[PK_NONOVERLAP];
+    c->total_regions = h[PK_REGIONS];
+    c->sum[c->rank] = (struct rio_coll_sum){mine[0], mine[1], mine[2], mine[3]};
+}
+
+/* rank 0: its totals into h */
+static void totals_out(const struct rio_coll_call *c, MPI_Offset *h)
+{
+    h[PK_TOTAL] = c->total;
+    h[PK_MIN] = c->min;
+    h[PK_MAX] = c->max;
+    h[PK_NONOVERLAP] = c->nonoverlap;
+    h[PK_REGIONS] = c->total_regions;
+}
+
+/*
+ * The tree's summary of a strategy whose aggregators alone read other
+ * ranks' rows (rows_at_aggs: two_phase, sized): the rows go to rank 0,
+ * which broadcasts the totals and the largest file size (with want_size,
+ * in PK_ROWS's word), and the exchange sends them on to the aggregators
+ * once the plan names them (exchange.c's rows_to_aggs).  A broadcast of
+ * every row to every rank was the part of such a call's metadata that
+ * grew with the ranks (5.3 KiB a rank and call at 128 ranks).  Returns
+ * whether every rank was ok.  Collective.
+ */
+static int totals_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_Offset *all, int w,
+                          int want_size)
+{
+    MPI_Comm comm = c->ctx->comm;
+    MPI_Offset h[PK_ROWS + 1] = {0};
+    MPI_Gather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, 0, comm);
+    if (c->rank == 0 && (h[PK_OK] = rows_in(c, all, w, 0, 0, want_size))) {
+        totals(c);
+        totals_out(c, h);
+        h[PK_ROWS] = c->size_max;
+    }
+    MPI_Bcast(h, PK_ROWS + 1, MPI_OFFSET, 0, comm);
+    c->rows_to_aggs = 1;
+    if (!h[PK_OK])
+        return 0;
+    if (c->rank != 0) {
+        totals_in(c, h, mine);
+        c->size_max = want_size ? h[PK_ROWS] : -2;
+    }
+    return 1;
+}
+
 /*
  * The tree's summary under auto with rank 0 choosing: the rows go to rank
  * 0, which makes the selector's choice on them and broadcasts it (the
@@ -232,12 +298,9 @@ static int picked_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_O
         int n = rio__coll_auto_candidates(c, cands);
         pick->name = rio__coll_select_among(c, cands, n, pick->reason, pick->rlen);
         const struct rio_coll_strategy *s = rio__coll_strategy_find(pick->name);
-        h[PK_TOTAL] = c->total;
-        h[PK_MIN] = c->min;
-        h[PK_MAX] = c->max;
-        h[PK_NONOVERLAP] = c->nonoverlap;
-        h[PK_REGIONS] = c->total_regions;
-        h[PK_ROWS] = !s || !s->alone; /* an unknown name falls back to two_phase */
+        totals_out(c, h);
+        /* an unknown name falls back to two_phase */
+        h[PK_ROWS] = !s || !(s->alone || at_aggs(s, c->nprocs, w, want_tbytes));
         h[PK_NCAND] = n;
         for (int k = 0; k < n; k++) /* the table's names: an index each */
             h[PK_CAND + k] = rio__coll_strategy_index(cands[k]);
@@ -246,6 +309,7 @@ static int picked_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_O
     if (!h[PK_OK])
         return 0;
     pick->rows = (int)h[PK_ROWS];
+    c->rows_to_aggs = !pick->rows; /* where the choice exchanges */
     if (pick->rows)
         MPI_Bcast(all, w * c->nprocs, MPI_OFFSET, 0, comm);
     if (c->rank == 0)
@@ -254,12 +318,7 @@ static int picked_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_O
         rows_in(c, all, w, tb, want_tbytes, 0);
         totals(c);
     } else {
-        c->rows_at_root = 1;
-        c->total = h[PK_TOTAL];
-        c->min = h[PK_MIN];
-        c->max = h[PK_MAX];
-        c->nonoverlap = (int)h[PK_NONOVERLAP];
-        c->total_regions = h[PK_REGIONS];
+        totals_in(c, h, mine);
     }
     int n = (int)h[PK_NCAND];
     for (int k = 0; k < n; k++)
@@ -283,7 +342,7 @@ size_t rio__coll_rows_words(int P, int T)
  * the layout the file had at open) agrees on new memory first.
  * c->first, end and regions are set (rio__coll_own_extent). */
 int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, int may_compute,
-                      struct rio_coll_root_pick *pick)
+                      const struct rio_coll_strategy *forced, struct rio_coll_root_pick *pick)
 {
     /* a row: first, end, bytes, regions, ok, [file size], [bytes per target] */
     int T = c->tg.T, P = c->nprocs, tb = 5 + !!want_size, w = tb + (want_tbytes ? T : 0);
@@ -348,6 +407,9 @@ int rio__coll_summary(struct rio_coll_call *c, int want_tbytes, int want_size, i
             mine[5] = size;
         if (pick && !want_size && P > RIO_COLL_TREE_RANKS && (size_t)w * (size_t)P <= INT_MAX) {
             allok = picked_at_root(c, mine, all, w, tb, want_tbytes, pick);
+            summed = 1;
+        } else if (!pick && at_aggs(forced, P, w, want_tbytes)) {
+            allok = totals_at_root(c, mine, all, w, want_size);
             summed = 1;
         } else {
             share_rows(mine, all, w, want_size ? 5 : -1, P, c->rank, c->ctx->comm);

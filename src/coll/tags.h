@@ -14,5 +14,6 @@
 #define RIO_TAG_DATA 12  /* data of a round (empty: the end of a drain) */
 #define RIO_TAG_TOKEN 13 /* an aggregator's turn at storage, passed on */
 #define RIO_TAG_TURN 14  /* a rank's turn in the token mode */
+#define RIO_TAG_ROWS 15  /* the summary's rows, from rank 0 to an aggregator */
 
 #endif

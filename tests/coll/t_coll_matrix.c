@@ -62,7 +62,10 @@
  * (rio_stats_get's nb_copied), so a strategy whose aggregators write from
  * their round buffers is seen to take that path.
  *
- * With -config A (or B, C) only that configuration runs.
+ * With -config A (or B, C) only that configuration runs; with -layout 0
+ * the configurations run without their layout (B so: virtual nodes and
+ * many aggregators on a file without one, where the summary's rows go to
+ * rank 0 and on to the aggregators above 8 ranks).
  *
  * With -deferred 1 every file is opened with romio_no_indep_rw=true, so
  * ranks other than the first open it only when they touch storage (the
@@ -1117,9 +1120,14 @@ static void run_strategy(void)
      * -storage_layout) has no layout-less configuration C */
     int storage_layout = ct_emu || rt_arg("-storage_layout") != NULL;
     const char *only = rt_arg("-config"); /* one configuration (many ranks: time) */
-    for (int c = 0; c < NCONFIGS; c++)
-        if ((!storage_layout || configs[c].layout) && (!only || !strcmp(only, configs[c].tag)))
-            run_config(&configs[c]);
+    const char *layout = rt_arg("-layout");
+    for (int c = 0; c < NCONFIGS; c++) {
+        struct config cf = configs[c];
+        if (layout && !strcmp(layout, "0"))
+            cf.layout = 0;
+        if ((!storage_layout || cf.layout) && (!only || !strcmp(only, cf.tag)))
+            run_config(&cf);
+    }
     alarm(0);
     long long copied = 0;
     MPI_Allreduce(&nb_copied, &copied, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);

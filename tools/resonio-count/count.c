@@ -126,7 +126,7 @@ static int class_of(int tag, long long n, MPI_Datatype dt)
     if (tag < 0)
         return RIO_COUNT_COLL;
     if (n == 0 || tag == RIO_TAG_META || tag == RIO_TAG_TOKEN || tag == RIO_TAG_TURN ||
-        integer_type(dt))
+        tag == RIO_TAG_ROWS || integer_type(dt))
         return RIO_COUNT_META;
     return RIO_COUNT_DATA;
 }

@@ -66,6 +66,7 @@ static int applies(const struct rio_coll_call *c)
 const struct rio_coll_strategy rio__strategy_sized = {
     .name = "sized",
     .exchanges = 1,
+    .rows_at_aggs = 1,
     .plan = plan,
     .applies = applies,
 };

@@ -29,5 +29,6 @@ static int plan(const struct rio_coll_call *c, struct rio_coll_plan *p)
 const struct rio_coll_strategy rio__strategy_two_phase = {
     .name = "two_phase",
     .exchanges = 1,
+    .rows_at_aggs = 1,
     .plan = plan,
 };
