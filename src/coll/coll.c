@@ -209,7 +209,11 @@ static int run_call(struct rio_coll_ctx *ctx, const struct rio_coll_req *req, MP
         /* under auto, rank 0 may choose before the rows go out, where this
          * kind of call (read or write) last ran a strategy that needs none */
         int at_root = is_auto && ctx->sel && ctx->pick_at_root[!!req->write];
-        rc = rio__coll_summary(&c, c.layout.known, want_size, may_compute, forced,
+        /* a strategy that needs a layout runs two_phase without one (below) */
+        const struct rio_coll_strategy *runs =
+            forced && forced->needs_layout && !c.layout.known ? rio__coll_strategy_fallback()
+                                                               : forced;
+        rc = rio__coll_summary(&c, c.layout.known, want_size, may_compute, runs,
                                at_root ? &pick : NULL);
         if (rc)
             goto out;
