@@ -211,6 +211,9 @@ static void totals(struct rio_coll_call *c)
  * their index in the strategy table. */
 enum { PK_OK, PK_TOTAL, PK_MIN, PK_MAX, PK_NONOVERLAP, PK_REGIONS, PK_ROWS, PK_NCAND, PK_CAND };
 #define PK_WORDS (PK_CAND + RIO_COLL_NSTRATEGIES)
+/* totals_at_root's broadcast: the same words up to PK_REGIONS, then the
+ * largest file size (-2: not carried) */
+enum { PK_SIZE = PK_REGIONS + 1, PK_TOTALS_WORDS };
 
 /* Whether a call of strategy s (NULL: not known) whose summary has rows of
  * w words for P ranks (with want_tbytes as given) sends the rows to rank 0
@@ -247,9 +250,9 @@ static void totals_out(const struct rio_coll_call *c, MPI_Offset *h)
 /*
  * The tree's summary of a strategy whose aggregators alone read other
  * ranks' rows (rows_at_aggs: two_phase, sized): the rows go to rank 0,
- * which broadcasts the totals and the largest file size (with want_size,
- * in PK_ROWS's word), and the exchange sends them on to the aggregators
- * once the plan names them (exchange.c's rows_to_aggs).  A broadcast of
+ * which broadcasts the totals and the largest file size (with want_size),
+ * and the exchange sends them on to the aggregators once the plan names
+ * them (exchange.c's rows_to_aggs).  A broadcast of
  * every row to every rank was the part of such a call's metadata that
  * grew with the ranks (5.3 KiB a rank and call at 128 ranks).  Returns
  * whether every rank was ok.  Collective.
@@ -258,20 +261,20 @@ static int totals_at_root(struct rio_coll_call *c, const MPI_Offset *mine, MPI_O
                           int want_size)
 {
     MPI_Comm comm = c->ctx->comm;
-    MPI_Offset h[PK_ROWS + 1] = {0};
+    MPI_Offset h[PK_TOTALS_WORDS] = {0};
     MPI_Gather(mine, w, MPI_OFFSET, all, w, MPI_OFFSET, 0, comm);
     if (c->rank == 0 && (h[PK_OK] = rows_in(c, all, w, 0, 0, want_size))) {
         totals(c);
         totals_out(c, h);
-        h[PK_ROWS] = c->size_max;
+        h[PK_SIZE] = c->size_max;
     }
-    MPI_Bcast(h, PK_ROWS + 1, MPI_OFFSET, 0, comm);
+    MPI_Bcast(h, PK_TOTALS_WORDS, MPI_OFFSET, 0, comm);
     c->rows_to_aggs = 1;
     if (!h[PK_OK])
         return 0;
     if (c->rank != 0) {
         totals_in(c, h, mine);
-        c->size_max = want_size ? h[PK_ROWS] : -2;
+        c->size_max = want_size ? h[PK_SIZE] : -2;
     }
     return 1;
 }
